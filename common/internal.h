@@ -1,0 +1,96 @@
+/*
+ * Internal interface shared by common/ and arch/. Names that cross files start
+ * with cp__. Detection lives in arch/<arch>/cpu.c, policy in common/, and the
+ * kernels know nothing of either.
+ */
+#ifndef CP_INTERNAL_H
+#define CP_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "clearpages.h"
+
+/* CPU features a kernel may need (bits of cp__cpu.features). */
+enum {
+	CP__F_ERMS   = 1u << 0,   /* x86: enhanced rep movsb/stosb */
+	CP__F_FSRM   = 1u << 1,   /* x86: fast short rep mov */
+	CP__F_AVX2   = 1u << 2,   /* x86: AVX2 and the OS saves YMM state */
+	CP__F_CLZERO = 1u << 3,   /* x86: AMD clzero */
+	CP__F_DCZVA  = 1u << 8,   /* arm64: DC ZVA permitted (DCZID_EL0.DZP == 0) */
+	CP__F_SVE    = 1u << 9,   /* arm64: HWCAP_SVE */
+	CP__F_MOPS   = 1u << 10   /* arm64: HWCAP2_MOPS */
+};
+
+/* What arch/<arch>/cpu.c finds; defaults filled in where a source is missing. */
+struct cp__cpu {
+	char vendor[16];          /* "GenuineIntel", "AuthenticAMD", "arm64" ... */
+	char model[64];           /* brand string or MIDR description */
+	unsigned features;        /* CP__F_* as detected, before CLEARPAGES_DISABLE */
+	size_t l2_bytes;          /* per core */
+	size_t llc_bytes;         /* last level as seen by one core (per CCX on AMD) */
+	unsigned dczva_block_bytes; /* arm64: DC ZVA block, 0 when prohibited */
+};
+void cp__cpu_detect(struct cp__cpu *cpu);
+
+/* One row of an arch's kernel table (common/kernels_<arch>.c). */
+struct cp__kernel_desc {
+	struct cp_kernel kernel;
+	unsigned needs;           /* CP__F_* all required to run it */
+	unsigned ranked_by;       /* CP__F_* that make it fast: demoted to the end of
+				     its class when the CPU lacks all of them */
+};
+extern const struct cp__kernel_desc cp__kernel_table[];
+extern const size_t cp__kernel_table_len;
+
+/* CLEARPAGES_DISABLE tokens of this and the other architecture. */
+struct cp__feature_token {
+	const char *token;
+	unsigned feature;
+	int this_arch;
+};
+extern const struct cp__feature_token cp__feature_tokens[];
+extern const size_t cp__feature_tokens_len;
+
+/*
+ * The extent policy: below small_below_pages the small-extent temporal kernel,
+ * below nt_from_pages the temporal kernel, from nt_from_pages on the
+ * non-temporal kernel. cp_clear_pages_hot never leaves the temporal bands;
+ * cp_clear_pages_cold always takes nontemporal.
+ */
+struct cp__policy {
+	size_t small_below_pages;
+	size_t nt_from_pages;
+	const struct cp_kernel *small;
+	const struct cp_kernel *temporal;
+	const struct cp_kernel *nontemporal;
+};
+
+struct cp__state {
+	struct cp__cpu cpu;
+	unsigned features;        /* detected minus CLEARPAGES_DISABLE */
+	int quiet;                /* CLEARPAGES_QUIET=1 */
+	const struct cp_kernel *forced;   /* CLEARPAGES_KERNEL, or NULL */
+	size_t nkernels;
+	const struct cp_kernel *kernels[32];   /* usable, in cp_kernels() order */
+	struct cp__policy policy; /* what the calls use (forced applied) */
+	struct cp__policy defaults; /* the policy without a profile */
+};
+
+/* Initialise once (thread-safe); cheap after the first call. */
+const struct cp__state *cp__state(void);
+/* Message on stderr unless CLEARPAGES_QUIET=1; one line, prefixed "clearpages: ". */
+void cp__msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* 0 when [addr, addr + npages * 4096) is a valid page range, else -EINVAL. npages > 0. */
+int cp__check_pages(const void *addr, size_t npages);
+/* Extent policy (CLEARPAGES_KERNEL applied). */
+const struct cp_kernel *cp__pick(size_t npages);
+const struct cp_kernel *cp__pick_hot(size_t npages);
+const struct cp_kernel *cp__pick_cold(size_t npages);
+
+/* Replace the policy (profile loading); forced kernel still wins. */
+void cp__policy_set(const struct cp__policy *policy);
+/* Parse "123", "64k", "8M", "1G" (powers of 1024). 0 on success, -1 if bad. */
+int cp__parse_size(const char *s, size_t *out);
+
+#endif

@@ -1,0 +1,127 @@
+/*
+ * clearpages — hand-written page-clearing kernels behind one dispatcher.
+ *
+ * Public contract (see DESIGN.md): once landed, names and meanings here do not
+ * change; additions are fine. C99 and C++11 clean, self-contained.
+ * struct cp_huge_opts is part of the ABI of soname 0.
+ */
+#ifndef CLEARPAGES_H
+#define CLEARPAGES_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CP_VERSION_MAJOR 0
+#define CP_VERSION_MINOR 1
+#define CP_VERSION_PATCH 0
+
+/* "MAJOR.MINOR.PATCH" of the library actually linked (may differ from the macros). */
+const char *cp_version(void);
+
+#define CP_PAGE_SIZE 4096          /* unit of the page API, whatever the system page size */
+#define CP_NONTEMPORAL 1u          /* cp_kernel.flags: stores bypass (or evict-first) the cache */
+
+struct cp_kernel {
+	const char *name;          /* unique: "rep_stosb", "dc_zva", ... */
+	const char *arch;          /* "x86_64" or "arm64" */
+	unsigned    flags;         /* CP_NONTEMPORAL */
+	void      (*clear)(void *addr, size_t npages);   /* raw kernel, no checks */
+};
+
+/*
+ * Checked entry points. npages == 0 (len == 0) returns 0 before any other check.
+ * Otherwise -EINVAL, with nothing written, when: addr is NULL; addr is not
+ * CP_PAGE_SIZE-aligned (page calls); npages > SIZE_MAX / CP_PAGE_SIZE; or the
+ * range would run past the top of the address space.
+ */
+int cp_clear_pages(void *addr, size_t npages);       /* the dispatcher picks by extent */
+int cp_clear_pages_hot(void *addr, size_t npages);   /* caller reads it soon: temporal */
+int cp_clear_pages_cold(void *addr, size_t npages);  /* caller won't touch it soon: bypass cache */
+int cp_clear(void *addr, size_t len);                /* any address, any length */
+
+enum cp_order {
+	CP_ORDER_NEIGHBOURHOOD_LAST, /* default: right of hot, left of hot, then hot +- radius */
+	CP_ORDER_SEQUENTIAL,         /* one pass over the extent ("contiguous-page") */
+	CP_ORDER_PAGE_AT_A_TIME,     /* one kernel call per page ("discontiguous-page") */
+	CP_ORDER_CONVERGE,           /* process_huge_page(): far end first, then left/right onto hot */
+	CP_ORDER_HOT_RANGE_LAST      /* pages [min(hot+radius, n), n) first, then [0, min(hot+radius, n)) */
+};
+
+struct cp_huge_opts {
+	enum cp_order order;
+	size_t radius;               /* pages, saturating arithmetic; CP_HUGE_OPTS_INIT: 2 */
+	size_t batch_pages;          /* most pages per kernel call; 0 = no limit */
+	const struct cp_kernel *kernel;   /* NULL = the library's choice per range */
+	void (*between)(void *ctx);  /* runs between two consecutive kernel calls; may be NULL */
+	void *ctx;
+};
+#define CP_HUGE_OPTS_INIT { CP_ORDER_NEIGHBOURHOOD_LAST, 2, 0, NULL, NULL, NULL }
+
+/*
+ * npages == 0 returns 0 before any other check. Otherwise -EINVAL, nothing
+ * written: the page checks above, hot_idx >= npages, an unknown order,
+ * opts->kernel with a NULL clear. opts NULL = CP_HUGE_OPTS_INIT. Within a range,
+ * batches run in ascending address order; CONVERGE and PAGE_AT_A_TIME make one
+ * kernel call per page. k kernel calls run between() k - 1 times. kernel NULL:
+ * NEIGHBOURHOOD_LAST's hot range uses the temporal (hot) kernel and every other
+ * range the extent policy for that range's size; CLEARPAGES_KERNEL, when set,
+ * applies to all of them. An explicit opts->kernel is used as given.
+ */
+int cp_clear_huge(void *base, size_t npages, size_t hot_idx);
+int cp_clear_huge_opts(void *base, size_t npages, size_t hot_idx,
+		       const struct cp_huge_opts *opts);
+
+/*
+ * Same checks as cp_clear_pages; nthreads 0 = the CPUs this thread may run on;
+ * extents below a measured threshold stay on the calling thread; a thread that
+ * cannot be started means fewer threads, never an error.
+ */
+int cp_clear_pages_parallel(void *addr, size_t npages, unsigned nthreads);
+
+/*
+ * Load a tuned profile now (path NULL: back to the defaults).
+ * 0, or -EINVAL / -ENOENT with the policy unchanged.
+ */
+int cp_set_profile(const char *path);
+
+/* Usable kernels here: temporal first (fastest at small extents first), then
+ * non-temporal (fastest at large extents first). Returns the count. */
+size_t cp_kernels(const struct cp_kernel *const **list);
+/* NULL: unknown, unsupported on this CPU, or disabled by CLEARPAGES_DISABLE. */
+const struct cp_kernel *cp_kernel_find(const char *name);
+/* What cp_clear_pages() uses for an extent of npages; 0 acts as 1. */
+const struct cp_kernel *cp_kernel_for(size_t npages);
+
+/*
+ * Drop-in raw kernels: clear npages (>= 1) 4096-byte pages at a 4096-aligned
+ * addr, no checks, no initialisation needed. The caller guarantees the CPU has
+ * the kernel's feature (see the README's kernel table).
+ */
+#if defined(__x86_64__)
+void cp_x86_64_rep_stosb(void *addr, size_t npages);
+void cp_x86_64_rep_stosq(void *addr, size_t npages);
+void cp_x86_64_movq(void *addr, size_t npages);
+void cp_x86_64_sse2(void *addr, size_t npages);
+void cp_x86_64_avx2(void *addr, size_t npages);      /* AVX2 + OS YMM state */
+void cp_x86_64_movnti(void *addr, size_t npages);
+void cp_x86_64_avx2_nt(void *addr, size_t npages);   /* AVX2 + OS YMM state */
+void cp_x86_64_clzero(void *addr, size_t npages);    /* CPUID 0x80000008 EBX[0] */
+#endif
+#if defined(__aarch64__)
+void cp_arm64_stp(void *addr, size_t npages);
+void cp_arm64_stp_q(void *addr, size_t npages);
+void cp_arm64_stnp(void *addr, size_t npages);
+void cp_arm64_dc_zva(void *addr, size_t npages);     /* DCZID_EL0.DZP == 0 */
+void cp_arm64_sve(void *addr, size_t npages);        /* HWCAP_SVE */
+void cp_arm64_mops(void *addr, size_t npages);       /* HWCAP2_MOPS */
+void cp_arm64_mops_nt(void *addr, size_t npages);    /* HWCAP2_MOPS */
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLEARPAGES_H */

@@ -1,0 +1,16 @@
+# x86_64: NASM kernels, gcc for C. Native on an x86_64 host.
+CROSS ?=
+CC   := $(CROSS)gcc
+CXX  := $(CROSS)g++
+AR   := $(CROSS)ar
+LD   := $(CROSS)ld
+NASM ?= nasm
+# Without -fcf-protection=full Debian's gcc 12 emits no IBT/SHSTK property, and one
+# object without it strips the property from the whole clearpages.o.
+ARCH_CFLAGS := -fcf-protection=full
+KERNELS := rep_stosb rep_stosq movq sse2 avx2 movnti avx2_nt clzero
+RUN :=
+DEPS_PKGS += nasm
+
+$(BUILD)/kernels/%.o: arch/x86_64/%.asm arch/x86_64/cp_x86_64.inc | $(BUILD)/kernels
+	$(NASM) -f elf64 -Werror -I arch/x86_64/ -o $@ $<

@@ -1,0 +1,15 @@
+# The Criterion suite: every tests/test_*.c plus tests/<arch>_*.c, one binary.
+# Arch fragments may override CRIT_CFLAGS / CRIT_LIBS (arm64 links a private sysroot).
+CRIT_CFLAGS ?=
+CRIT_LIBS   ?= -lcriterion
+TEST_SRCS := $(wildcard tests/test_*.c) $(wildcard tests/$(ARCH)_*.c)
+TEST_BIN  := $(BUILD)/tests/cp_tests
+
+$(TEST_BIN): $(TEST_SRCS) tests/testutil.h $(LIB_A) | $(BUILD)/tests
+	$(CC) $(CP_CFLAGS) $(CFLAGS) -fvisibility=default $(CRIT_CFLAGS) -Itests \
+	    -o $@ $(TEST_SRCS) $(LIB_A) $(CRIT_LIBS) -lpthread
+
+.PHONY: test-native
+# The suite on this machine, natively (ARCH matching the host).
+test-native: $(TEST_BIN)
+	$(RUN) $(TEST_BIN) --jobs=2
