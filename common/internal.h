@@ -8,7 +8,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+/* The public API keeps default visibility; everything else is built with
+ * -fvisibility=hidden, so libclearpages.so exports the contract only. */
+#pragma GCC visibility push(default)
 #include "clearpages.h"
+#pragma GCC visibility pop
 
 /* CPU features a kernel may need (bits of cp__cpu.features). */
 enum {
@@ -90,6 +94,10 @@ const struct cp_kernel *cp__pick_cold(size_t npages);
 
 /* Replace the policy (profile loading); forced kernel still wins. */
 void cp__policy_set(const struct cp__policy *policy);
+/* CLEARPAGES_PROFILE at initialisation (common/profile.c): on success it calls
+ * cp__policy_set; on failure one message and the defaults stay. */
+void cp__profile_load_at_init(const char *path);
+
 /* Parse "123", "64k", "8M", "1G" (powers of 1024). 0 on success, -1 if bad. */
 int cp__parse_size(const char *s, size_t *out);
 

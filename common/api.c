@@ -1,0 +1,108 @@
+/*
+ * The checked entry points: argument checks exactly as the contract states,
+ * then one kernel call. Nothing is written when a check fails.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include "internal.h"
+
+#define CP_STR2(x) #x
+#define CP_STR(x) CP_STR2(x)
+
+const char *cp_version(void)
+{
+	return CP_STR(CP_VERSION_MAJOR) "." CP_STR(CP_VERSION_MINOR) "." CP_STR(CP_VERSION_PATCH);
+}
+
+/* [addr, addr + len) with len > 0 must not pass the top of the address space. */
+static int range_ok(const void *addr, size_t len)
+{
+	return addr && len - 1 <= UINTPTR_MAX - (uintptr_t)addr;
+}
+
+int cp__check_pages(const void *addr, size_t npages)
+{
+	if (!addr || ((uintptr_t)addr & (CP_PAGE_SIZE - 1)) ||
+	    npages > SIZE_MAX / CP_PAGE_SIZE || !range_ok(addr, npages * CP_PAGE_SIZE))
+		return -EINVAL;
+	return 0;
+}
+
+int cp_clear_pages(void *addr, size_t npages)
+{
+	if (npages == 0)
+		return 0;
+	if (cp__check_pages(addr, npages))
+		return -EINVAL;
+	cp__pick(npages)->clear(addr, npages);
+	return 0;
+}
+
+int cp_clear_pages_hot(void *addr, size_t npages)
+{
+	if (npages == 0)
+		return 0;
+	if (cp__check_pages(addr, npages))
+		return -EINVAL;
+	cp__pick_hot(npages)->clear(addr, npages);
+	return 0;
+}
+
+int cp_clear_pages_cold(void *addr, size_t npages)
+{
+	if (npages == 0)
+		return 0;
+	if (cp__check_pages(addr, npages))
+		return -EINVAL;
+	cp__pick_cold(npages)->clear(addr, npages);
+	return 0;
+}
+
+/* Any address, any length: the whole pages inside through the dispatcher,
+ * the head and tail (less than a page each) with ordinary stores. */
+int cp_clear(void *addr, size_t len)
+{
+	if (len == 0)
+		return 0;
+	if (!range_ok(addr, len))
+		return -EINVAL;
+	uintptr_t start = (uintptr_t)addr, end = start + (len - 1) + 1; /* may wrap to 0 */
+	uintptr_t body = (start + CP_PAGE_SIZE - 1) & ~(uintptr_t)(CP_PAGE_SIZE - 1);
+	uintptr_t body_end = end & ~(uintptr_t)(CP_PAGE_SIZE - 1);
+	if (end == 0)           /* the range ends exactly at the top */
+		body_end = (uintptr_t)0 - CP_PAGE_SIZE;
+	if (body < start || body >= body_end || end - start < CP_PAGE_SIZE) {
+		memset(addr, 0, len);
+		return 0;
+	}
+	memset(addr, 0, body - start);
+	size_t npages = (body_end - body) / CP_PAGE_SIZE;
+	cp__pick(npages)->clear((void *)body, npages);
+	memset((void *)body_end, 0, end - body_end);
+	return 0;
+}
+
+size_t cp_kernels(const struct cp_kernel *const **list)
+{
+	const struct cp__state *s = cp__state();
+	if (list)
+		*list = s->kernels;
+	return s->nkernels;
+}
+
+const struct cp_kernel *cp_kernel_find(const char *name)
+{
+	const struct cp__state *s = cp__state();
+	if (!name)
+		return NULL;
+	for (size_t i = 0; i < s->nkernels; i++)
+		if (!strcmp(s->kernels[i]->name, name))
+			return s->kernels[i];
+	return NULL;
+}
+
+const struct cp_kernel *cp_kernel_for(size_t npages)
+{
+	return cp__pick(npages ? npages : 1);
+}
