@@ -1,0 +1,185 @@
+/*
+ * Huge-extent clearing: cp_clear_huge() and cp_clear_huge_opts().
+ *
+ * A huge extent of n pages is cleared around a hot page h (the faulting page),
+ * in one of the orders Linux used over the years, reproduced exactly. With
+ * radius r (saturating arithmetic, r = SIZE_MAX is valid); ranges written
+ * [a, b] are inclusive, [a, b) half-open:
+ *
+ * CP_ORDER_NEIGHBOURHOOD_LAST
+ *     folio_zero_user(), "mm: folio_zero_user: cache neighbouring pages"
+ *     (Ankur Arora's clear-pages series, v11 8/8, FOLIO_ZERO_LOCALITY_RADIUS 2).
+ *     Hot range [max(0, h - r), min(n - 1, h + r)]; clear the pages right of
+ *     it, then the pages left of it, then the hot range; empty ranges skipped.
+ *     The hot range goes to the temporal kernel so its lines stay cached.
+ * CP_ORDER_SEQUENTIAL
+ *     clear_contig_highpages() over the whole folio: [0, n) as one range
+ *     ("contiguous-page").
+ * CP_ORDER_PAGE_AT_A_TIME
+ *     the classic clear_huge_page()/clear_gigantic_page() loop: one kernel
+ *     call per page, 0 to n - 1 ("discontiguous-page").
+ * CP_ORDER_CONVERGE
+ *     process_huge_page() as of commit c79b57e462b5 ("mm: hugetlb: clear
+ *     target sub-page last when clearing huge page"), one page per call:
+ *     if 2h <= n: pages n - 1 down to 2h, then for i in 0 .. h - 1 pages i and
+ *     2h - 1 - i; otherwise base = n - 2(n - h): pages 0 .. base - 1, then for
+ *     i in 0 .. (n - h) - 1 pages base + i and base + 2(n - h) - 1 - i.
+ *     The hot page is always the last one.
+ * CP_ORDER_HOT_RANGE_LAST
+ *     the "oneshot" process_huge_page() rework (clear from the hot offset
+ *     plus CONFIG_HOT_CACHE_RANGE to the end, then from 0): c = min(h + r, n);
+ *     [c, n) then [0, c).
+ *
+ * batch_pages splits every range into chunks of at most that many pages, in
+ * ascending address order (CONVERGE and PAGE_AT_A_TIME ranges are one page).
+ * between(ctx) runs once between each two consecutive kernel calls (Linux's
+ * cond_resched() point), so k calls run it k - 1 times.
+ *
+ * Kernel choice with opts->kernel NULL: NEIGHBOURHOOD_LAST's hot range takes
+ * cp__pick_hot(size of the range), every other range cp__pick(size of the
+ * range) -- a page of CONVERGE or PAGE_AT_A_TIME is a range of one page.
+ * Both apply CLEARPAGES_KERNEL. An explicit opts->kernel is used everywhere.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include "internal.h"
+
+typedef const struct cp_kernel *(*cp__pick_fn)(size_t npages);
+
+/* Tested directly by tests/test_huge.c (with recording pick functions). */
+int cp__huge_clear(void *base, size_t npages, size_t hot_idx,
+		   const struct cp_huge_opts *opts,
+		   cp__pick_fn pick, cp__pick_fn pick_hot);
+
+struct walk {
+	uintptr_t base;                   /* integer: extents may pass PTRDIFF_MAX */
+	size_t batch;                     /* 0: no limit */
+	const struct cp_kernel *kernel;   /* explicit, or NULL */
+	cp__pick_fn pick, pick_hot;
+	void (*between)(void *ctx);
+	void *ctx;
+	int called;                       /* a kernel call has run */
+};
+
+/* Clear pages [first, first + count), count may be 0; hot: the temporal pick. */
+static void run_range(struct walk *w, size_t first, size_t count, int hot)
+{
+	const struct cp_kernel *k;
+	size_t chunk;
+
+	if (count == 0)
+		return;
+	k = w->kernel;
+	if (!k)
+		k = hot ? w->pick_hot(count) : w->pick(count);
+	while (count) {
+		chunk = (w->batch && w->batch < count) ? w->batch : count;
+		if (w->called && w->between)
+			w->between(w->ctx);
+		w->called = 1;
+		k->clear((void *)(w->base + first * (uintptr_t)CP_PAGE_SIZE), chunk);
+		first += chunk;
+		count -= chunk;
+	}
+}
+
+static void neighbourhood_last(struct walk *w, size_t n, size_t h, size_t r)
+{
+	size_t lo = h > r ? h - r : 0;
+	size_t hi = r > n - 1 - h ? n - 1 : h + r;   /* saturates; h < n */
+
+	run_range(w, hi + 1, n - 1 - hi, 0);          /* right of the hot range */
+	run_range(w, 0, lo, 0);                       /* left of it */
+	run_range(w, lo, hi - lo + 1, 1);             /* the hot range, last */
+}
+
+static void converge(struct walk *w, size_t n, size_t h)
+{
+	size_t i, base, l;
+
+	if (h <= n - h) {                             /* 2h <= n, without overflow */
+		base = 0;
+		l = h;
+		for (i = n; i-- > 2 * h;)             /* n - 1 down to 2h */
+			run_range(w, i, 1, 0);
+	} else {
+		l = n - h;
+		base = n - 2 * l;
+		for (i = 0; i < base; i++)
+			run_range(w, i, 1, 0);
+	}
+	for (i = 0; i < l; i++) {
+		run_range(w, base + i, 1, 0);
+		run_range(w, base + 2 * l - 1 - i, 1, 0);
+	}
+}
+
+static void hot_range_last(struct walk *w, size_t n, size_t h, size_t r)
+{
+	size_t c = r >= n - h ? n : h + r;            /* min(h + r, n), saturating */
+
+	run_range(w, c, n - c, 0);
+	run_range(w, 0, c, 0);
+}
+
+int cp__huge_clear(void *base, size_t npages, size_t hot_idx,
+		   const struct cp_huge_opts *opts,
+		   cp__pick_fn pick, cp__pick_fn pick_hot)
+{
+	static const struct cp_huge_opts defaults = CP_HUGE_OPTS_INIT;
+	struct walk w;
+	size_t i;
+
+	if (npages == 0)
+		return 0;
+	if (!opts)
+		opts = &defaults;
+	if ((unsigned)opts->order > (unsigned)CP_ORDER_HOT_RANGE_LAST)
+		return -EINVAL;
+	if (hot_idx >= npages)
+		return -EINVAL;
+	if (opts->kernel && !opts->kernel->clear)
+		return -EINVAL;
+	if (cp__check_pages(base, npages))
+		return -EINVAL;
+
+	w.base = (uintptr_t)base;
+	w.batch = opts->batch_pages;
+	w.kernel = opts->kernel;
+	w.pick = pick;
+	w.pick_hot = pick_hot;
+	w.between = opts->between;
+	w.ctx = opts->ctx;
+	w.called = 0;
+
+	switch (opts->order) {
+	case CP_ORDER_NEIGHBOURHOOD_LAST:
+		neighbourhood_last(&w, npages, hot_idx, opts->radius);
+		break;
+	case CP_ORDER_SEQUENTIAL:
+		run_range(&w, 0, npages, 0);
+		break;
+	case CP_ORDER_PAGE_AT_A_TIME:
+		for (i = 0; i < npages; i++)
+			run_range(&w, i, 1, 0);
+		break;
+	case CP_ORDER_CONVERGE:
+		converge(&w, npages, hot_idx);
+		break;
+	case CP_ORDER_HOT_RANGE_LAST:
+		hot_range_last(&w, npages, hot_idx, opts->radius);
+		break;
+	}
+	return 0;
+}
+
+int cp_clear_huge_opts(void *base, size_t npages, size_t hot_idx,
+		       const struct cp_huge_opts *opts)
+{
+	return cp__huge_clear(base, npages, hot_idx, opts, cp__pick, cp__pick_hot);
+}
+
+int cp_clear_huge(void *base, size_t npages, size_t hot_idx)
+{
+	return cp__huge_clear(base, npages, hot_idx, NULL, cp__pick, cp__pick_hot);
+}
