@@ -1,13 +1,30 @@
-# arm64: GNU as kernels (*.S through gcc), cross-built on an x86_64 host.
+# arm64: GNU as kernels (*.S through gcc), cross-built on an x86_64 host with
+# aarch64-linux-gnu-gcc, or native on an arm64 host.
+# Test tools for the cross case (scripts/arm64-deps.sh, `make deps`) live in
+# .deps/arm64/ (ignored by git): qemu-user 10 and a private sysroot holding
+# Criterion's arm64 libraries (link with -L/-rpath-link, run with QEMU_LD_PREFIX).
+ARM64_COMMA   := ,
+ARM64_DEPS    ?= .deps/arm64
+ARM64_SYSROOT ?= $(ARM64_DEPS)/sysroot
+ARM64_QEMU10  := $(ARM64_DEPS)/qemu/usr/bin/qemu-aarch64
+# The newest qemu we have: 10 (FEAT_MOPS) from `make deps`, else Debian's.
+QEMU_AARCH64  ?= $(if $(wildcard $(ARM64_QEMU10)),$(abspath $(ARM64_QEMU10)),qemu-aarch64)
+
 ifeq ($(HOST_ARCH),arm64)
 CROSS ?=
 RUN :=
 else
 CROSS ?= aarch64-linux-gnu-
-# Binaries run under qemu-aarch64 (see mk/arm64-matrix.mk for the CPU models).
-RUN := $(QEMU_AARCH64) -L /usr/aarch64-linux-gnu
+ARM64_LIBDIRS := $(ARM64_SYSROOT)/usr/lib/aarch64-linux-gnu $(ARM64_SYSROOT)/lib/aarch64-linux-gnu
+CRIT_CFLAGS := -isystem $(ARM64_SYSROOT)/usr/include
+CRIT_LIBS   := -L$(ARM64_SYSROOT)/usr/lib/aarch64-linux-gnu \
+               $(patsubst %,-Wl$(ARM64_COMMA)-rpath-link$(ARM64_COMMA)%,$(ARM64_LIBDIRS)) -lcriterion
+# Under qemu-user through binfmt_misc (Criterion's workers re-exec the binary):
+# scripts/arm64-binfmt.sh registers the aarch64 entry when root and none exists.
+# For the CPU-model matrix, see mk/arm64-matrix.mk.
+RUN := env QEMU_LD_PREFIX=$(abspath $(ARM64_SYSROOT)) CP_TEST_QUICK=1 \
+       QEMU_AARCH64=$(QEMU_AARCH64) scripts/arm64-binfmt.sh run
 endif
-QEMU_AARCH64 ?= qemu-aarch64
 CC   := $(CROSS)gcc
 CXX  := $(CROSS)g++
 AR   := $(CROSS)ar
@@ -18,4 +35,4 @@ KERNELS := stp stp_q stnp dc_zva sve mops mops_nt
 DEPS_PKGS += gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-user
 
 $(BUILD)/kernels/%.o: arch/arm64/%.S arch/arm64/cp_arm64.h | $(BUILD)/kernels
-	$(CC) $(ARCH_CFLAGS) -c -o $@ $<
+	$(CC) $(ARCH_CFLAGS) -g -Wa,--fatal-warnings -c -o $@ $<
