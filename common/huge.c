@@ -44,13 +44,6 @@
 #include <stdint.h>
 #include "internal.h"
 
-typedef const struct cp_kernel *(*cp__pick_fn)(size_t npages);
-
-/* Tested directly by tests/test_huge.c (with recording pick functions). */
-int cp__huge_clear(void *base, size_t npages, size_t hot_idx,
-		   const struct cp_huge_opts *opts,
-		   cp__pick_fn pick, cp__pick_fn pick_hot);
-
 struct walk {
 	uintptr_t base;                   /* integer: extents may pass PTRDIFF_MAX */
 	size_t batch;                     /* 0: no limit */

@@ -92,6 +92,12 @@ const struct cp_kernel *cp__pick(size_t npages);
 const struct cp_kernel *cp__pick_hot(size_t npages);
 const struct cp_kernel *cp__pick_cold(size_t npages);
 
+/* The huge-extent walk behind cp_clear_huge_opts (common/huge.c), with the two
+ * pick functions as parameters so tests can record the kernel choices. */
+typedef const struct cp_kernel *(*cp__pick_fn)(size_t npages);
+int cp__huge_clear(void *base, size_t npages, size_t hot_idx,
+		   const struct cp_huge_opts *opts, cp__pick_fn pick, cp__pick_fn pick_hot);
+
 /* Replace the policy (profile loading); forced kernel still wins. */
 void cp__policy_set(const struct cp__policy *policy);
 /* CLEARPAGES_PROFILE at initialisation (common/profile.c): on success it calls

@@ -8,14 +8,9 @@
  * loops), never from the implementation. A few tests clear real, guarded memory.
  */
 #include "testutil.h"
+#include "internal.h"
 #include <errno.h>
 #include <stdio.h>
-
-/* Internal (common/huge.c): the walk with the kernel-choice functions passed in. */
-int cp__huge_clear(void *base, size_t npages, size_t hot_idx,
-		   const struct cp_huge_opts *opts,
-		   const struct cp_kernel *(*pick)(size_t),
-		   const struct cp_kernel *(*pick_hot)(size_t));
 
 #define PG ((size_t)CP_PAGE_SIZE)
 #define FAKE_BASE ((void *)((uintptr_t)1 << 40))
