@@ -1,0 +1,130 @@
+/* Clocks and the statistics every scenario reports. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "clearbench.h"
+
+double bench_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Linear interpolation between closest ranks on a sorted copy. */
+double bench_percentile(const double *v, size_t n, double p)
+{
+	if (n == 0)
+		return NAN;
+	double *s = malloc(n * sizeof(*s));
+	if (!s)
+		abort();
+	memcpy(s, v, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	double pos = p / 100.0 * (double)(n - 1);
+	size_t lo = (size_t)pos;
+	double r = lo + 1 < n ? s[lo] + (pos - (double)lo) * (s[lo + 1] - s[lo]) : s[n - 1];
+	free(s);
+	return r;
+}
+
+double bench_median(const double *v, size_t n)
+{
+	return bench_percentile(v, n, 50.0);
+}
+
+double bench_min(const double *v, size_t n)
+{
+	double m = INFINITY;
+	for (size_t i = 0; i < n; i++)
+		m = v[i] < m ? v[i] : m;
+	return m;
+}
+
+double bench_max(const double *v, size_t n)
+{
+	double m = -INFINITY;
+	for (size_t i = 0; i < n; i++)
+		m = v[i] > m ? v[i] : m;
+	return m;
+}
+
+/* Sample standard deviation (n - 1), as perf stat and the seeds report. */
+void bench_mean_stddev(const double *v, size_t n, double *mean, double *stddev)
+{
+	double sum = 0, sq = 0;
+	for (size_t i = 0; i < n; i++)
+		sum += v[i];
+	double m = n ? sum / (double)n : NAN;
+	for (size_t i = 0; i < n; i++)
+		sq += (v[i] - m) * (v[i] - m);
+	*mean = m;
+	*stddev = n > 1 ? sqrt(sq / (double)(n - 1)) : 0.0;
+}
+
+uint64_t bench_random(uint64_t *state)
+{
+	uint64_t x = *state;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*state = x;
+	return x * 0x2545f4914f6cdd1dull;
+}
+
+void bench_shuffle(size_t *idx, size_t n, uint64_t *state)
+{
+	for (size_t i = n; i > 1; i--) {
+		size_t j = (size_t)(bench_random(state) % i);
+		size_t t = idx[i - 1];
+		idx[i - 1] = idx[j];
+		idx[j] = t;
+	}
+}
+
+double bench_gbs(size_t bytes, double seconds)
+{
+	return seconds > 0 ? (double)bytes / seconds / 1e9 : NAN;
+}
+
+const char *bench_size_str(size_t bytes, char *buf, size_t len)
+{
+	static const char units[] = "KMG";
+	const char *u = NULL;
+	size_t v = bytes;
+	for (int i = 0; i < 3 && v >= 1024 && v % 1024 == 0; i++) {
+		v /= 1024;
+		u = &units[i];
+	}
+	if (u)
+		snprintf(buf, len, "%zu%c", v, *u);
+	else
+		snprintf(buf, len, "%zu", bytes);
+	return buf;
+}
+
+void bench_progress(const char *fmt, ...)
+{
+	static double start;
+	double now = bench_now();
+	if (start == 0)
+		start = now;
+	if (now - start < 3.0)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "clearbench: [%4.0fs] ", now - start);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
