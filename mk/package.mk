@@ -1,0 +1,172 @@
+# Packaging: libclearpages.so, clearpages.pc, install/uninstall, the example
+# consumers, and the ELF checks (symbols, hardening notes) of what is built.
+#
+#   make install [PREFIX=/usr/local] [DESTDIR=]   make uninstall (same variables)
+#   make examples                                  C and C++ consumers, three ways each
+
+# The version comes from the header, the one place it is written.
+cp_header_version = $(shell sed -n 's/^.define CP_VERSION_$(1)[[:space:]]*\([0-9][0-9]*\).*/\1/p' include/clearpages.h)
+CP_MAJOR   := $(call cp_header_version,MAJOR)
+CP_VERSION := $(CP_MAJOR).$(call cp_header_version,MINOR).$(call cp_header_version,PATCH)
+# One number per macro: a missing or doubled one gives a count other than 3.
+ifneq ($(words $(subst ., ,$(CP_VERSION))),3)
+$(error cannot read CP_VERSION_MAJOR/MINOR/PATCH from include/clearpages.h (got '$(CP_VERSION)'))
+endif
+
+SONAME      := libclearpages.so.$(CP_MAJOR)
+LIB_SO      := $(BUILD)/libclearpages.so
+LIB_SO_REAL := $(BUILD)/libclearpages.so.$(CP_VERSION)
+PC          := $(BUILD)/clearpages.pc
+SO_GLUE     := $(OBJ)/so-glue.o
+
+PREFIX     ?= /usr/local
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+DROPINDIR   = $(LIBDIR)/clearpages
+
+lib: $(LIB_SO) $(BUILD)/$(SONAME) $(PC)
+
+$(SO_GLUE): scripts/so-glue.c | $(OBJ)/common
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# -nostartfiles: the crt files lack the CET/BTI property (see scripts/so-glue.c).
+# cet-report=warning names any input that would still strip it on x86_64;
+# tests/check-elf.sh fails on the result.
+SO_LDFLAGS := -shared -nostartfiles -Wl,-soname,$(SONAME) \
+              -Wl,--version-script=scripts/clearpages.map -Wl,--no-undefined \
+              -Wl,-z,relro,-z,now
+ifeq ($(ARCH),x86_64)
+SO_LDFLAGS += -Wl,-z,cet-report=warning
+endif
+$(LIB_SO_REAL): $(COMMON_OBJS) $(KERNEL_OBJS) $(SO_GLUE) scripts/clearpages.map
+	$(CC) $(CFLAGS) $(SO_LDFLAGS) -o $@ $(COMMON_OBJS) $(KERNEL_OBJS) $(SO_GLUE)
+
+# libclearpages.so -> libclearpages.so.0 -> libclearpages.so.0.1.0, as installed.
+$(BUILD)/$(SONAME): $(LIB_SO_REAL)
+	ln -sf $(notdir $<) $@
+$(LIB_SO): $(BUILD)/$(SONAME)
+	ln -sf $(notdir $<) $@
+
+# Rewritten only when the paths change, so the .pc follows PREFIX & co.
+$(BUILD)/pc-paths: cp-always
+	@mkdir -p $(@D)
+	@echo '$(PREFIX) $(LIBDIR) $(INCLUDEDIR)' | cmp -s - $@ || echo '$(PREFIX) $(LIBDIR) $(INCLUDEDIR)' > $@
+$(PC): clearpages.pc.in include/clearpages.h $(BUILD)/pc-paths
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(CP_VERSION)|' $< > $@
+
+# Everything install writes, relative to DESTDIR; uninstall removes exactly this.
+INSTALL_FILES = $(INCLUDEDIR)/clearpages.h $(LIBDIR)/pkgconfig/clearpages.pc \
+                $(LIBDIR)/libclearpages.a $(LIBDIR)/$(notdir $(LIB_SO_REAL)) \
+                $(LIBDIR)/$(SONAME) $(LIBDIR)/libclearpages.so \
+                $(DROPINDIR)/clearpages.o $(patsubst %,$(DROPINDIR)/kernels/%.o,$(KERNELS))
+
+.PHONY: install uninstall examples test-elf test-install test-examples cp-always \
+        test-elf-arm64 test-examples-arm64
+TEST_STEPS += test-elf test-install test-examples
+# The C++ example, and the arm64 half of these steps run from an x86_64 host.
+DEPS_PKGS  += binutils g++ g++-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-user
+ifneq ($(ARCH),arm64)
+TEST_STEPS += test-elf-arm64 test-examples-arm64
+endif
+
+test-elf: lib
+	tests/check-elf.sh $(ARCH) $(BUILD)
+
+# The same steps for the cross build. Skipped, loudly, only while arm64 has no
+# kernels or no cross compiler; a failing arm64 build fails the step.
+test-elf-arm64 test-examples-arm64:
+	@if [ -z "$$(ls arch/arm64/*.S 2>/dev/null)" ]; then \
+	    echo "SKIPPED: $@: no arm64 kernels (arch/arm64/*.S) yet"; \
+	elif ! command -v aarch64-linux-gnu-gcc >/dev/null; then \
+	    echo "SKIPPED: $@: aarch64-linux-gnu-gcc missing (make deps)"; \
+	else \
+	    $(MAKE) --no-print-directory ARCH=arm64 $(@:-arm64=); \
+	fi
+install: lib
+	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(DROPINDIR)/kernels
+	install -m 644 include/clearpages.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 $(PC) $(DESTDIR)$(LIBDIR)/pkgconfig/
+	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(LIB_SO_REAL) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(notdir $(LIB_SO_REAL)) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libclearpages.so
+	install -m 644 $(ALL_OBJ) $(DESTDIR)$(DROPINDIR)/
+	install -m 644 $(KERNEL_OBJS) $(DESTDIR)$(DROPINDIR)/kernels/
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALL_FILES))
+	rmdir $(DESTDIR)$(DROPINDIR)/kernels $(DESTDIR)$(DROPINDIR) 2>/dev/null || true
+
+# Install into a scratch DESTDIR: the file list must be exactly INSTALL_FILES,
+# and uninstall must remove all of it and nothing else (a foreign file stays).
+test-install: lib
+	@set -e; d=$(abspath $(BUILD)/install-test); rm -rf $$d; \
+	$(MAKE) --no-print-directory -s install DESTDIR=$$d; \
+	( cd $$d && find . ! -type d | sed 's|^\.||' | sort ) > $$d.got; \
+	printf '%s\n' $(INSTALL_FILES) | sort > $$d.want; \
+	diff -u $$d.want $$d.got || { echo "test-install: installed files differ from INSTALL_FILES"; exit 1; }; \
+	[ "$$(readlink $$d$(LIBDIR)/libclearpages.so)" = $(SONAME) ] && \
+	[ "$$(readlink $$d$(LIBDIR)/$(SONAME))" = $(notdir $(LIB_SO_REAL)) ] || \
+	    { echo "test-install: wrong soname symlinks"; exit 1; }; \
+	grep -qx 'Version: $(CP_VERSION)' $$d$(LIBDIR)/pkgconfig/clearpages.pc || \
+	    { echo "test-install: clearpages.pc lacks Version: $(CP_VERSION)"; exit 1; }; \
+	touch $$d$(LIBDIR)/foreign; \
+	$(MAKE) --no-print-directory -s uninstall DESTDIR=$$d; \
+	left=$$(cd $$d && find . ! -type d); \
+	[ "$$left" = ./$(patsubst /%,%,$(LIBDIR))/foreign ] || { echo "test-install: after uninstall: $$left"; exit 1; }; \
+	[ ! -e $$d$(DROPINDIR) ] || { echo "test-install: $(DROPINDIR) left behind"; exit 1; }; \
+	rm -rf $$d $$d.got $$d.want; echo "test-install: $(words $(INSTALL_FILES)) files installed and removed"
+
+
+# --- examples: each consumer built the three ways another project would link
+# clearpages: the single object, the static library, and the shared library
+# through pkg-config from a staged install (DESTDIR=$(STAGE)).
+EX_DIR   := $(BUILD)/examples
+STAGE    := $(abspath $(BUILD)/stage)
+STAGE_PC := $(STAGE)$(LIBDIR)/pkgconfig/clearpages.pc
+EX_PKG   := PKG_CONFIG_SYSROOT_DIR=$(STAGE) PKG_CONFIG_LIBDIR=$(STAGE)$(LIBDIR)/pkgconfig pkg-config
+# Consumers build hardened, as check-elf's consumer does; header warnings are errors.
+EX_CC    := $(CC) -std=c99 -pedantic -Wall -Wextra -Werror -O2 $(ARCH_CFLAGS)
+EX_CXX   := $(CXX) -std=c++11 -pedantic -Wall -Wextra -Werror -O2 $(ARCH_CFLAGS)
+EX_WAYS  := object static shared
+CP_READELF := $(CROSS)readelf
+# Where the loader finds libclearpages from the stage, and cross builds their
+# libstdc++ (Debian's cross toolchain keeps it in /usr/<triplet>/lib).
+EX_LIBPATH := $(STAGE)$(LIBDIR)$(if $(CROSS),:/usr/$(CROSS:-=)/lib)
+EX_BINS   = $(foreach e,clear_extents kernel_tour,$(foreach w,$(EX_WAYS),$(EX_DIR)/$(e)-$(w)))
+
+$(EX_DIR):
+	mkdir -p $@
+
+$(STAGE_PC): $(LIB_SO) $(BUILD)/$(SONAME) $(PC) $(LIB_A) $(ALL_OBJ) $(KERNEL_OBJS)
+	rm -rf $(STAGE)
+	$(MAKE) --no-print-directory install DESTDIR=$(STAGE)
+
+# $(1): example, $(2): its source, $(3): compiler and flags.
+define cp_example
+$(EX_DIR)/$(1)-object: $(2) include/clearpages.h $(ALL_OBJ) | $(EX_DIR)
+	$(3) -Iinclude -o $$@ $$< $(ALL_OBJ) -pthread
+$(EX_DIR)/$(1)-static: $(2) include/clearpages.h $(LIB_A) | $(EX_DIR)
+	$(3) -Iinclude -o $$@ $$< $(LIB_A) -pthread
+$(EX_DIR)/$(1)-shared: $(2) $(STAGE_PC) | $(EX_DIR)
+	$(3) $$$$($(EX_PKG) --cflags clearpages) -o $$@ $$< $$$$($(EX_PKG) --libs clearpages)
+endef
+$(eval $(call cp_example,clear_extents,examples/clear_extents.c,$(EX_CC)))
+$(eval $(call cp_example,kernel_tour,examples/kernel_tour.cpp,$(EX_CXX)))
+
+examples: $(EX_BINS)
+
+# Run every example ($(RUN): qemu for arm64); the shared ones must really load
+# libclearpages.so.0 from the stage. clear_extents-object runs once more with a
+# low non-temporal threshold so a non-temporal kernel clears and is verified too.
+test-examples: $(EX_BINS)
+	@set -e; for b in $(EX_BINS); do \
+	    echo "--- $$b"; \
+	    case $$b in *-shared) \
+	        $(CP_READELF) -dW $$b | grep -q 'NEEDED.*\[$(SONAME)\]' || \
+	            { echo "$$b does not need $(SONAME)"; exit 1; } ;; \
+	    esac; \
+	    LD_LIBRARY_PATH=$(EX_LIBPATH) $(RUN) $$b; \
+	done; \
+	echo "--- $(EX_DIR)/clear_extents-object, CLEARPAGES_NT_THRESHOLD=64k"; \
+	CLEARPAGES_NT_THRESHOLD=64k $(RUN) $(EX_DIR)/clear_extents-object 1 16 64
