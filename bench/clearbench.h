@@ -61,11 +61,15 @@ struct bench_contender {
 	/* clear [buf, buf + bytes); bytes is a multiple of CP_PAGE_SIZE */
 	void (*clear)(const struct bench_contender *c, void *buf, size_t bytes);
 	const struct cp_kernel *kernel;    /* kernel contenders; NULL otherwise */
+	size_t batch_bytes;                /* kernel calls of at most this; 0 = one call */
 };
 /* The kernels of opts (in cp_kernels() order), then auto, memset and auto_page
  * when `with_baselines`. Returns the count (at most BENCH_MAX_KERNELS + 3). */
 size_t bench_contenders(const struct bench_opts *opts, int with_baselines,
 			struct bench_contender *out);
+/* A kernel contender that clears in calls of at most batch_bytes (0: one call). */
+void bench_contender_batched(struct bench_contender *c, const struct cp_kernel *k,
+			     size_t batch_bytes);
 /* memset(0), which the compiler may not elide. */
 void bench_memset_zero(void *buf, size_t bytes);
 /* Anonymous mapping of `bytes`, 2 MiB aligned, THP advised, faulted in so the
@@ -78,14 +82,21 @@ struct bench_rounds {
 	size_t rounds;             /* timed samples per contender */
 	size_t warmup;             /* untimed passes before each sample */
 	size_t reps;               /* passes per sample (short extents) */
+	size_t span;               /* > bytes: passes walk [buf, buf + span) in slots of bytes */
 };
 /* Rounds for one extent: many at 4 KiB, few at 1 GiB; opts->rounds wins. */
 struct bench_rounds bench_rounds_for(const struct bench_opts *opts, size_t bytes);
 /* Each round visits the contenders in a fresh random order; each visit is
  * `warmup` untimed passes, then `reps` timed passes. samples[c * rounds + r]
- * is seconds per pass. */
+ * is seconds per pass. With a span, each pass clears the next slot of it. */
 void bench_run_rounds(const struct bench_contender *c, size_t n, void *buf, size_t bytes,
 		      const struct bench_rounds *cfg, uint64_t *rng, double *samples);
+
+/* ---- perf.c: hardware counters, where perf_event_open gives them ---- */
+/* An L1-dcache-loads counter for this thread, or -1 (VMs often have none). */
+int bench_l1d_loads_open(void);
+/* L1-dcache loads during one c->clear(buf, bytes); NAN when fd < 0. */
+double bench_l1d_loads_of(int fd, const struct bench_contender *c, void *buf, size_t bytes);
 
 /* ---- table.c: text tables, CSV, JSON ---- */
 enum { BT_TEXT = 1, BT_DATA = 2 };   /* printed on stdout / written to CSV and JSON */

@@ -21,7 +21,21 @@ void bench_memset_zero(void *buf, size_t bytes)
 
 static void clear_kernel(const struct bench_contender *c, void *buf, size_t bytes)
 {
-	c->kernel->clear(buf, bytes / CP_PAGE_SIZE);
+	size_t batch = c->batch_bytes ? c->batch_bytes : bytes;
+	for (size_t off = 0; off < bytes; off += batch) {
+		size_t len = bytes - off < batch ? bytes - off : batch;
+		c->kernel->clear((char *)buf + off, len / CP_PAGE_SIZE);
+	}
+}
+
+void bench_contender_batched(struct bench_contender *c, const struct cp_kernel *k,
+			     size_t batch_bytes)
+{
+	memset(c, 0, sizeof(*c));
+	snprintf(c->name, sizeof(c->name), "%s", k->name);
+	c->clear = clear_kernel;
+	c->kernel = k;
+	c->batch_bytes = batch_bytes;
 }
 
 static void clear_auto(const struct bench_contender *c, void *buf, size_t bytes)
@@ -47,11 +61,8 @@ size_t bench_contenders(const struct bench_opts *opts, int with_baselines,
 			struct bench_contender *out)
 {
 	size_t n = 0;
-	for (size_t i = 0; i < opts->nkernels; i++, n++) {
-		snprintf(out[n].name, sizeof(out[n].name), "%s", opts->kernels[i]->name);
-		out[n].clear = clear_kernel;
-		out[n].kernel = opts->kernels[i];
-	}
+	for (size_t i = 0; i < opts->nkernels; i++, n++)
+		bench_contender_batched(&out[n], opts->kernels[i], 0);
 	if (!with_baselines)
 		return n;
 	static const struct { const char *name; void (*clear)(const struct bench_contender *,
@@ -59,9 +70,9 @@ size_t bench_contenders(const struct bench_opts *opts, int with_baselines,
 		{ "auto", clear_auto }, { "memset", clear_memset }, { "auto_page", clear_auto_page },
 	};
 	for (size_t i = 0; i < sizeof(base) / sizeof(base[0]); i++, n++) {
+		memset(&out[n], 0, sizeof(out[n]));
 		snprintf(out[n].name, sizeof(out[n].name), "%s", base[i].name);
 		out[n].clear = base[i].clear;
-		out[n].kernel = NULL;
 	}
 	return n;
 }

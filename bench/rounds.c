@@ -4,6 +4,7 @@
  * round visits the contenders in a fresh random order and each visit starts
  * with untimed warm-up passes; scenarios report medians over rounds.
  */
+#include <stdlib.h>
 #include "clearbench.h"
 
 #define SMALL_SAMPLE_BYTES ((size_t)4 << 20)   /* short extents repeat up to this */
@@ -13,7 +14,8 @@ struct bench_rounds bench_rounds_for(const struct bench_opts *opts, size_t bytes
 	struct bench_rounds r;
 	const size_t mib = (size_t)1 << 20;
 	r.rounds = bytes <= 4 * mib ? 31 : bytes <= 64 * mib ? 15 : bytes <= 256 * mib ? 9 : 7;
-	r.warmup = 2;
+	/* one pass of 256 MiB or more rewrites every cache level: enough warm-up */
+	r.warmup = bytes >= 256 * mib ? 1 : 2;
 	if (opts->quick) {
 		r.rounds = r.rounds / 3 > 3 ? r.rounds / 3 : 3;
 		r.warmup = 1;
@@ -23,26 +25,31 @@ struct bench_rounds bench_rounds_for(const struct bench_opts *opts, size_t bytes
 	/* A sample of a 4 KiB extent would last ~100 ns: repeat short extents
 	 * until a sample clears SMALL_SAMPLE_BYTES, well above clock overhead. */
 	r.reps = bytes < SMALL_SAMPLE_BYTES ? SMALL_SAMPLE_BYTES / bytes : 1;
+	r.span = bytes;
 	return r;
 }
 
 void bench_run_rounds(const struct bench_contender *c, size_t n, void *buf, size_t bytes,
 		      const struct bench_rounds *cfg, uint64_t *rng, double *samples)
 {
-	size_t order[BENCH_MAX_KERNELS + 8];
+	size_t *order = malloc(n * sizeof(*order));
+	if (!order)
+		abort();
 	for (size_t i = 0; i < n; i++)
 		order[i] = i;
+	size_t slots = cfg->span > bytes ? cfg->span / bytes : 1, slot = 0;
 	for (size_t r = 0; r < cfg->rounds; r++) {
 		bench_shuffle(order, n, rng);
 		for (size_t k = 0; k < n; k++) {
 			const struct bench_contender *ct = &c[order[k]];
-			for (size_t w = 0; w < cfg->warmup * cfg->reps; w++)
-				ct->clear(ct, buf, bytes);
+			for (size_t w = 0; w < cfg->warmup * cfg->reps; w++, slot = (slot + 1) % slots)
+				ct->clear(ct, (char *)buf + slot * bytes, bytes);
 			double t0 = bench_now();
-			for (size_t i = 0; i < cfg->reps; i++)
-				ct->clear(ct, buf, bytes);
+			for (size_t i = 0; i < cfg->reps; i++, slot = (slot + 1) % slots)
+				ct->clear(ct, (char *)buf + slot * bytes, bytes);
 			double t1 = bench_now();
 			samples[order[k] * cfg->rounds + r] = (t1 - t0) / (double)cfg->reps;
 		}
 	}
+	free(order);
 }
