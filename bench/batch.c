@@ -30,7 +30,7 @@ int bench_batch(const struct bench_opts *opts)
 		return 1;
 	for (size_t k = 0; k < opts->nkernels; k++)
 		for (size_t b = 0; b < nb; b++)
-			bench_contender_batched(&c[k * nb + b], opts->kernels[k], batches[b]);
+			bench_contender_batched(&c[k * nb + b], opts->kernels[k], batches[b], 0);
 
 	struct bench_rounds cfg = bench_rounds_for(opts, region);
 	samples = malloc(n * cfg.rounds * sizeof(*samples));

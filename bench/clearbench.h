@@ -61,15 +61,17 @@ struct bench_contender {
 	/* clear [buf, buf + bytes); bytes is a multiple of CP_PAGE_SIZE */
 	void (*clear)(const struct bench_contender *c, void *buf, size_t bytes);
 	const struct cp_kernel *kernel;    /* kernel contenders; NULL otherwise */
-	size_t batch_bytes;                /* kernel calls of at most this; 0 = one call */
+	size_t batch_bytes;                /* calls of at most this; 0 = one call */
+	int descending;                    /* batches from the top address down */
 };
 /* The kernels of opts (in cp_kernels() order), then auto, memset and auto_page
  * when `with_baselines`. Returns the count (at most BENCH_MAX_KERNELS + 3). */
 size_t bench_contenders(const struct bench_opts *opts, int with_baselines,
 			struct bench_contender *out);
-/* A kernel contender that clears in calls of at most batch_bytes (0: one call). */
+/* A contender calling kernel k (NULL: memset) on batches of at most batch_bytes
+ * (0: one call), in ascending or descending address order. */
 void bench_contender_batched(struct bench_contender *c, const struct cp_kernel *k,
-			     size_t batch_bytes);
+			     size_t batch_bytes, int descending);
 /* memset(0), which the compiler may not elide. */
 void bench_memset_zero(void *buf, size_t bytes);
 /* Anonymous mapping of `bytes`, 2 MiB aligned, THP advised, faulted in so the

@@ -19,35 +19,35 @@ void bench_memset_zero(void *buf, size_t bytes)
 	memset_fn(buf, 0, bytes);
 }
 
-static void clear_kernel(const struct bench_contender *c, void *buf, size_t bytes)
+static void clear_batched(const struct bench_contender *c, void *buf, size_t bytes)
 {
 	size_t batch = c->batch_bytes ? c->batch_bytes : bytes;
-	for (size_t off = 0; off < bytes; off += batch) {
+	size_t nbatches = (bytes + batch - 1) / batch;
+	for (size_t i = 0; i < nbatches; i++) {
+		size_t off = (c->descending ? nbatches - 1 - i : i) * batch;
 		size_t len = bytes - off < batch ? bytes - off : batch;
-		c->kernel->clear((char *)buf + off, len / CP_PAGE_SIZE);
+		if (c->kernel)
+			c->kernel->clear((char *)buf + off, len / CP_PAGE_SIZE);
+		else
+			bench_memset_zero((char *)buf + off, len);
 	}
 }
 
 void bench_contender_batched(struct bench_contender *c, const struct cp_kernel *k,
-			     size_t batch_bytes)
+			     size_t batch_bytes, int descending)
 {
 	memset(c, 0, sizeof(*c));
-	snprintf(c->name, sizeof(c->name), "%s", k->name);
-	c->clear = clear_kernel;
+	snprintf(c->name, sizeof(c->name), "%s", k ? k->name : "memset");
+	c->clear = clear_batched;
 	c->kernel = k;
 	c->batch_bytes = batch_bytes;
+	c->descending = descending;
 }
 
 static void clear_auto(const struct bench_contender *c, void *buf, size_t bytes)
 {
 	(void)c;
 	cp_clear_pages(buf, bytes / CP_PAGE_SIZE);
-}
-
-static void clear_memset(const struct bench_contender *c, void *buf, size_t bytes)
-{
-	(void)c;
-	bench_memset_zero(buf, bytes);
 }
 
 static void clear_auto_page(const struct bench_contender *c, void *buf, size_t bytes)
@@ -62,12 +62,12 @@ size_t bench_contenders(const struct bench_opts *opts, int with_baselines,
 {
 	size_t n = 0;
 	for (size_t i = 0; i < opts->nkernels; i++, n++)
-		bench_contender_batched(&out[n], opts->kernels[i], 0);
+		bench_contender_batched(&out[n], opts->kernels[i], 0, 0);
 	if (!with_baselines)
 		return n;
 	static const struct { const char *name; void (*clear)(const struct bench_contender *,
 							       void *, size_t); } base[] = {
-		{ "auto", clear_auto }, { "memset", clear_memset }, { "auto_page", clear_auto_page },
+		{ "auto", clear_auto }, { "memset", clear_batched }, { "auto_page", clear_auto_page },
 	};
 	for (size_t i = 0; i < sizeof(base) / sizeof(base[0]); i++, n++) {
 		memset(&out[n], 0, sizeof(out[n]));
