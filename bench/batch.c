@@ -33,13 +33,9 @@ int bench_batch(const struct bench_opts *opts)
 			bench_contender_batched(&c[k * nb + b], opts->kernels[k], batches[b], 0);
 
 	struct bench_rounds cfg = bench_rounds_for(opts, region);
-	samples = malloc(n * cfg.rounds * sizeof(*samples));
-	if (!samples)
-		abort();
-	uint64_t rng = 0x2545f4914f6cdd1dull;
 	bench_progress("batch: %zu kernels x %zu batch sizes, %zu rounds", opts->nkernels, nb,
 		       cfg.rounds);
-	bench_run_rounds(c, n, buf, region, &cfg, &rng, samples);
+	samples = bench_sample(c, n, buf, region, &cfg);
 
 	/* Counters on one extra pass each, outside the timed rounds. */
 	int fd = bench_l1d_loads_open();

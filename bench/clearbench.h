@@ -93,6 +93,10 @@ struct bench_rounds bench_rounds_for(const struct bench_opts *opts, size_t bytes
  * is seconds per pass. With a span, each pass clears the next slot of it. */
 void bench_run_rounds(const struct bench_contender *c, size_t n, void *buf, size_t bytes,
 		      const struct bench_rounds *cfg, uint64_t *rng, double *samples);
+/* bench_run_rounds into a new array (the caller frees it), with a random
+ * order that carries on from call to call. */
+double *bench_sample(const struct bench_contender *c, size_t n, void *buf, size_t bytes,
+		     const struct bench_rounds *cfg);
 
 /* ---- perf.c: hardware counters, where perf_event_open gives them ---- */
 /* An L1-dcache-loads counter for this thread, or -1 (VMs often have none). */

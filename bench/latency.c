@@ -43,12 +43,8 @@ int bench_latency(const struct bench_opts *opts)
 
 	struct bench_rounds cfg = { opts->rounds ? opts->rounds : opts->quick ? 50 : 200, 1, 1,
 				    region };
-	double *samples = malloc(n * cfg.rounds * sizeof(*samples));
-	if (!samples)
-		abort();
-	uint64_t rng = 0xda942042e4dd58b5ull;
 	bench_progress("latency: %zu contenders x %zu samples", n, cfg.rounds);
-	bench_run_rounds(c, n, buf, HUGE_2M, &cfg, &rng, samples);
+	double *samples = bench_sample(c, n, buf, HUGE_2M, &cfg);
 	bench_unmap(buf, region);
 
 	static const char *const cols[] = {

@@ -53,3 +53,14 @@ void bench_run_rounds(const struct bench_contender *c, size_t n, void *buf, size
 	}
 	free(order);
 }
+
+double *bench_sample(const struct bench_contender *c, size_t n, void *buf, size_t bytes,
+		     const struct bench_rounds *cfg)
+{
+	static uint64_t rng = 0x9e3779b97f4a7c15ull;
+	double *samples = malloc(n * cfg->rounds * sizeof(*samples));
+	if (!samples)
+		abort();
+	bench_run_rounds(c, n, buf, bytes, cfg, &rng, samples);
+	return samples;
+}

@@ -27,13 +27,10 @@ struct row {
 };
 
 static void measure(const struct bench_contender *c, size_t n, void *buf, size_t bytes,
-		    const struct bench_opts *opts, uint64_t *rng, struct row *row)
+		    const struct bench_opts *opts, struct row *row)
 {
 	struct bench_rounds cfg = bench_rounds_for(opts, bytes);
-	double *samples = malloc(n * cfg.rounds * sizeof(*samples));
-	if (!samples)
-		abort();
-	bench_run_rounds(c, n, buf, bytes, &cfg, rng, samples);
+	double *samples = bench_sample(c, n, buf, bytes, &cfg);
 	row->best = 0;
 	row->rounds = cfg.rounds;
 	for (size_t i = 0; i < n; i++) {
@@ -93,14 +90,13 @@ int bench_sweep(const struct bench_opts *opts)
 	void *buf = bench_map(top);
 	if (!buf)
 		return 1;
-	uint64_t rng = 0x9e3779b97f4a7c15ull;
 	for (size_t si = 0; si < nsizes; si++) {
 		size_t bytes = sizes[si];
 		char ext[16], cell[40];
 		bench_size_str(bytes, ext, sizeof(ext));
 		bench_progress("sweep: %s (%zu/%zu)", ext, si + 1, nsizes);
 		struct row row = { 0 };
-		measure(c, n, buf, bytes, opts, &rng, &row);
+		measure(c, n, buf, bytes, opts, &row);
 		double vs_best = row.med[i_auto] / row.med[row.best];
 		double vs_memset = row.med[i_auto] / row.med[i_memset];
 		const char *pick = cp_kernel_for(bytes / CP_PAGE_SIZE)->name;

@@ -27,12 +27,8 @@ int bench_walk(const struct bench_opts *opts)
 						w ? CP_PAGE_SIZE : 0, w == 2);
 
 	struct bench_rounds cfg = bench_rounds_for(opts, region);
-	double *samples = malloc(n * cfg.rounds * sizeof(*samples));
-	if (!samples)
-		abort();
-	uint64_t rng = 0x853c49e6748fea9bull;
 	bench_progress("walk: %zu contenders x %zu rounds", n, cfg.rounds);
-	bench_run_rounds(c, n, buf, region, &cfg, &rng, samples);
+	double *samples = bench_sample(c, n, buf, region, &cfg);
 	bench_unmap(buf, region);
 
 	static const char *const cols[] = {
