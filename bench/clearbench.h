@@ -142,6 +142,9 @@ int bench_write_outputs(const struct bench_opts *opts, const char *scenario,
 int bench_plot(const struct bench_opts *opts, const char *title, const char *xlabel,
 	       const struct bench_table *t, size_t xcol, size_t scol, size_t ycol);
 
+/* For scenarios without a plot: with --plot, one line on stderr and 2; else 0. */
+int bench_no_plot(const struct bench_opts *opts, const char *scenario);
+
 /* ---- clearbench.c: the header ---- */
 void bench_header(const struct bench_opts *opts, const char *scenario);
 /* The header as a JSON object (for table.c). */

@@ -213,6 +213,8 @@ static struct variant order_variant(const char *label, enum cp_order order, size
 
 int bench_fault(const struct bench_opts *opts)
 {
+	if (bench_no_plot(opts, "fault"))
+		return 2;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	unsigned workers = opts->threads ? opts->threads : ncpu > 0 ? (unsigned)ncpu : 1;
 	size_t region = opts->region ? opts->region : opts->quick ? 128 * MIB : 1024 * MIB;

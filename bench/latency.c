@@ -13,6 +13,8 @@
 
 int bench_latency(const struct bench_opts *opts)
 {
+	if (bench_no_plot(opts, "latency"))
+		return 2;
 	size_t region = opts->region ? opts->region : 256 * MIB;
 	if (region < HUGE_2M)
 		region = HUGE_2M;

@@ -9,6 +9,14 @@
 
 #define MAX_SERIES 48
 
+int bench_no_plot(const struct bench_opts *opts, const char *scenario)
+{
+	if (!opts->plot_path)
+		return 0;
+	fprintf(stderr, "clearbench: --plot: %s has no plot (sweep and batch have)\n", scenario);
+	return 2;
+}
+
 int bench_plot(const struct bench_opts *opts, const char *title, const char *xlabel,
 	       const struct bench_table *t, size_t xcol, size_t scol, size_t ycol)
 {

@@ -14,6 +14,8 @@ static const char *const walk_names[] = { "oneshot", "forward", "reverse" };
 
 int bench_walk(const struct bench_opts *opts)
 {
+	if (bench_no_plot(opts, "walk"))
+		return 2;
 	size_t region = opts->region ? opts->region : 100 * MIB;
 	size_t nsubj = opts->nkernels + 1;         /* memset, then the kernels */
 	size_t n = nsubj * NWALKS;
