@@ -1,0 +1,256 @@
+/*
+ * cp_clear_pages_parallel: exact clearing for 1..8 threads (and 0 = the
+ * allowed CPUs) from one page to extents split across every thread, the
+ * contract's bad inputs, the pool (reused, emptied by fork, grown short when
+ * threads cannot start, sized by the affinity mask) and concurrent callers.
+ *
+ * Threads are counted in /proc/self/task: the pool is only observable there.
+ */
+#include "testutil.h"
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+/* Comfortably above the size at which one share is worth a thread. */
+#define BIG_PAGES (test_quick() ? 4096u : 16384u)   /* 16 / 64 MiB */
+
+static unsigned threads_now(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	cr_assert(d, "no /proc/self/task");
+	unsigned n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* Fill, clear [start, +pages) with nthreads, check it and everything around it. */
+static void check_parallel(struct guarded *g, size_t start_page, size_t pages, unsigned nthreads)
+{
+	char who[96];
+	snprintf(who, sizeof(who), "parallel(%zu pages at page %zu, %u threads)", pages,
+		 start_page, nthreads);
+	memset(g->mem, FILL, g->len);
+	cr_assert_eq(cp_clear_pages_parallel(g->mem + start_page * CP_PAGE_SIZE, pages, nthreads),
+		     0, "%s", who);
+	assert_cleared(who, g->mem, g->len, start_page * CP_PAGE_SIZE, pages * CP_PAGE_SIZE);
+}
+
+Test(parallel, clears_exactly_tiny_to_large)
+{
+	const size_t big = BIG_PAGES;
+	const size_t extents[] = { 1, 2, 3, 255, 256, 257, 511, 512, 513, 1031,
+				   big / 2 - 1, big / 2 + 1, big - 7 };
+	for (size_t i = 0; i < sizeof(extents) / sizeof(extents[0]); i++) {
+		/* one spare page: the extent touches one guard and leaves a page of FILL */
+		struct guarded g = guarded_map(extents[i] + 1);
+		for (unsigned t = 0; t <= 8; t++) {
+			check_parallel(&g, 0, extents[i], t);
+			check_parallel(&g, 1, extents[i], t);
+		}
+		guarded_unmap(&g);
+	}
+}
+
+Test(parallel, bad_input_writes_nothing)
+{
+	struct guarded g = guarded_map(4);
+	unsigned char *top = (unsigned char *)(UINTPTR_MAX & ~(uintptr_t)(CP_PAGE_SIZE - 1));
+	memset(g.mem, FILL, g.len);
+	for (unsigned t = 0; t <= 8; t += 4) {
+		cr_assert_eq(cp_clear_pages_parallel(NULL, 0, t), 0);
+		cr_assert_eq(cp_clear_pages_parallel(g.mem + 1, 0, t), 0);
+		cr_assert_eq(cp_clear_pages_parallel(NULL, 1, t), -EINVAL);
+		cr_assert_eq(cp_clear_pages_parallel(g.mem + 1, 1, t), -EINVAL);
+		cr_assert_eq(cp_clear_pages_parallel(g.mem + 2048, 2, t), -EINVAL);
+		cr_assert_eq(cp_clear_pages_parallel(g.mem, SIZE_MAX / CP_PAGE_SIZE + 1, t), -EINVAL);
+		cr_assert_eq(cp_clear_pages_parallel(g.mem, SIZE_MAX, t), -EINVAL);
+		cr_assert_eq(cp_clear_pages_parallel(g.mem, SIZE_MAX / CP_PAGE_SIZE, t), -EINVAL);
+		cr_assert_eq(cp_clear_pages_parallel(top, 2, t), -EINVAL);
+		cr_assert_eq(cp_clear_pages_parallel(top - CP_PAGE_SIZE, 3, t), -EINVAL);
+		cr_assert_eq(cp_clear_pages_parallel(g.mem, 4, UINT32_MAX), 0, "huge nthreads");
+		memset(g.mem, FILL, g.len);
+	}
+	assert_cleared("parallel(bad input)", g.mem, g.len, 0, 0);
+	guarded_unmap(&g);
+}
+
+Test(parallel, pool_reused_and_small_extents_stay_on_caller)
+{
+	struct guarded g = guarded_map(BIG_PAGES);
+	unsigned before = threads_now();
+	check_parallel(&g, 0, 16, 8);
+	cr_assert_eq(threads_now(), before, "16 pages must not start threads");
+	check_parallel(&g, 0, BIG_PAGES, 4);
+	cr_assert_eq(threads_now(), before + 3, "4 threads = the caller + 3 workers");
+	check_parallel(&g, 0, BIG_PAGES, 4);
+	check_parallel(&g, 0, BIG_PAGES, 2);
+	cr_assert_eq(threads_now(), before + 3, "workers are reused, not restarted");
+	check_parallel(&g, 0, BIG_PAGES, 6);
+	cr_assert_eq(threads_now(), before + 5, "the pool grows on demand");
+	guarded_unmap(&g);
+}
+
+/* Run body in a child process that must exit 0 within 20 s (a hang fails). */
+static void in_child_ok(void (*body)(void))
+{
+	pid_t pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		alarm(20);
+		body();
+		_exit(0);
+	}
+	int status;
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		  "child failed: status 0x%x (exit code = failing step)", status);
+}
+
+static unsigned char *child_buf;
+
+/* In a child: clear BIG_PAGES with nthreads; exit code `step` on a wrong result. */
+static void child_clear(unsigned nthreads, int step)
+{
+	size_t len = (size_t)BIG_PAGES * CP_PAGE_SIZE;
+	memset(child_buf, FILL, len);
+	if (cp_clear_pages_parallel(child_buf, BIG_PAGES, nthreads) ||
+	    first_not(child_buf, len, 0) != len)
+		_exit(step);
+}
+
+static void after_fork_pool_recreated(void)
+{
+	if (threads_now() != 1)
+		_exit(10);
+	child_clear(4, 11);
+	if (threads_now() != 4)
+		_exit(12);
+	exit(0);    /* the library's destructor joins the new workers: must not hang */
+}
+
+Test(parallel, fork_child_starts_with_no_pool)
+{
+	struct guarded g = guarded_map(BIG_PAGES);
+	child_buf = g.mem;
+	check_parallel(&g, 0, BIG_PAGES, 4);
+	for (int i = 0; i < 3; i++)
+		in_child_ok(after_fork_pool_recreated);
+	check_parallel(&g, 0, BIG_PAGES, 4);    /* and the parent's pool still works */
+	guarded_unmap(&g);
+}
+
+/* No address space left for a thread stack: every pthread_create fails. */
+static void threads_cannot_start(void)
+{
+	struct rlimit lim = { 0, 0 };
+	FILE *f = fopen("/proc/self/statm", "r");
+	unsigned long vm_pages;
+	if (!f || fscanf(f, "%lu", &vm_pages) != 1)
+		_exit(20);
+	fclose(f);
+	lim.rlim_cur = lim.rlim_max = vm_pages * (unsigned long)sysconf(_SC_PAGESIZE);
+	if (setrlimit(RLIMIT_AS, &lim))
+		_exit(21);
+	child_clear(8, 22);
+	if (threads_now() != 1)
+		_exit(23);
+}
+
+Test(parallel, threads_that_cannot_start_mean_fewer_threads)
+{
+	if (test_quick())   /* under qemu-user RLIMIT_AS limits the emulator too */
+		cr_skip_test("RLIMIT_AS would constrain qemu itself");
+	struct guarded g = guarded_map(BIG_PAGES);
+	child_buf = g.mem;
+	in_child_ok(threads_cannot_start);
+	guarded_unmap(&g);
+}
+
+/* nthreads 0: as many shares as CPUs in the affinity mask. */
+static void one_allowed_cpu(void)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	if (sched_getaffinity(0, sizeof(set), &set))
+		_exit(30);
+	int first = 0;
+	while (!CPU_ISSET(first, &set))
+		first++;
+	CPU_ZERO(&set);
+	CPU_SET(first, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		_exit(31);
+	child_clear(0, 32);
+	if (threads_now() != 1)
+		_exit(33);
+}
+
+static void all_allowed_cpus(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof(set), &set))
+		_exit(40);
+	child_clear(0, 41);
+	/* the caller plus a worker per other CPU, as long as the shares are
+	 * big enough: a 16 MiB extent is split 16 ways at least */
+	unsigned cpus = (unsigned)CPU_COUNT(&set);
+	if (cpus <= 16 ? threads_now() != cpus : threads_now() < 16)
+		_exit(42);
+}
+
+Test(parallel, zero_threads_means_allowed_cpus)
+{
+	struct guarded g = guarded_map(BIG_PAGES);
+	child_buf = g.mem;
+	in_child_ok(one_allowed_cpu);
+	in_child_ok(all_allowed_cpus);
+	guarded_unmap(&g);
+}
+
+/* Several callers at once, each on its own extent: all exact. */
+#define CALLERS 4
+struct caller {
+	pthread_t thread;
+	struct guarded g;
+	unsigned nthreads;
+	size_t bad;                /* rounds with a wrong result */
+};
+
+static void *caller_main(void *arg)
+{
+	struct caller *c = arg;
+	size_t pages = c->g.len / CP_PAGE_SIZE;
+	for (int round = 0; round < (test_quick() ? 3 : 12); round++) {
+		size_t n = pages - (size_t)round;
+		memset(c->g.mem, FILL, c->g.len);
+		if (cp_clear_pages_parallel(c->g.mem, n, c->nthreads) ||
+		    first_not(c->g.mem, n * CP_PAGE_SIZE, 0) != n * CP_PAGE_SIZE ||
+		    first_not(c->g.mem + n * CP_PAGE_SIZE, (size_t)round * CP_PAGE_SIZE, FILL) !=
+		    (size_t)round * CP_PAGE_SIZE)
+			c->bad++;
+	}
+	return NULL;
+}
+
+Test(parallel, concurrent_callers, .timeout = 60)
+{
+	struct caller callers[CALLERS];
+	for (unsigned i = 0; i < CALLERS; i++) {
+		callers[i].g = guarded_map(BIG_PAGES / 4);
+		callers[i].nthreads = 2 + i;
+		callers[i].bad = 0;
+		cr_assert_eq(pthread_create(&callers[i].thread, NULL, caller_main, &callers[i]), 0);
+	}
+	for (unsigned i = 0; i < CALLERS; i++) {
+		pthread_join(callers[i].thread, NULL);
+		cr_assert_eq(callers[i].bad, 0, "caller %u: %zu wrong rounds", i, callers[i].bad);
+		guarded_unmap(&callers[i].g);
+	}
+}
