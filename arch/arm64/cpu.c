@@ -7,14 +7,17 @@
  * may always read it): DZP (bit 4) set means the instruction is prohibited;
  * otherwise BS (bits 3:0) is log2 of the block in 4-byte words.
  * Caches: /sys/devices/system/cpu/cpu0/cache/indexN/ (level, type, size); the
- * defaults below where that is absent (containers, some hypervisors). Under
- * qemu-user /sys is the host's, so the sizes are the host's too.
+ * defaults below where that is absent (containers, some hypervisors). /sys is
+ * trusted only when it belongs to an arm64 kernel (regs/identification/midr_el1
+ * exists, as on every arm64 Linux since 4.11): under qemu-user /sys is the
+ * host's, and an emulated run gets the defaults, not the host's caches.
  * Model: MIDR_EL1 from /sys (regs/identification/midr_el1), else read directly
  * when the kernel emulates it for EL0 (HWCAP_CPUID).
  */
 #include <stdio.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <unistd.h>
 #include "internal.h"
 
 #ifndef HWCAP_SVE
@@ -36,6 +39,7 @@
 #define DEFAULT_LLC_BYTES (8u << 20)
 
 #define CACHE_DIR "/sys/devices/system/cpu/cpu0/cache"
+#define MIDR_PATH "/sys/devices/system/cpu/cpu0/regs/identification/midr_el1"
 
 static int read_line(const char *path, char *buf, size_t len)
 {
@@ -121,8 +125,7 @@ static void model_name(char *out, size_t len, unsigned long hwcap)
 	unsigned long long midr = 0;
 	int have = 0;
 
-	if (!read_line("/sys/devices/system/cpu/cpu0/regs/identification/midr_el1",
-		       buf, sizeof(buf)) && sscanf(buf, "%llx", &midr) == 1)
+	if (!read_line(MIDR_PATH, buf, sizeof(buf)) && sscanf(buf, "%llx", &midr) == 1)
 		have = 1;
 	else if (hwcap & HWCAP_CPUID) {
 		unsigned long v;
@@ -163,5 +166,6 @@ void cp__cpu_detect(struct cp__cpu *cpu)
 	}
 
 	model_name(cpu->model, sizeof(cpu->model), hwcap);
-	cache_sizes(&cpu->l2_bytes, &cpu->llc_bytes);
+	if (access(MIDR_PATH, R_OK) == 0)
+		cache_sizes(&cpu->l2_bytes, &cpu->llc_bytes);
 }

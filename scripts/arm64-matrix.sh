@@ -1,0 +1,121 @@
+#!/bin/sh
+# The arm64 CPU-model matrix: the Criterion suite, cross-built, run under
+# qemu-aarch64 once per emulated CPU model, asserting each model's exact
+# cp_kernels() list (CP_EXPECT_KERNELS), DC ZVA block and SVE vector length.
+# Prints each model with its tally and time, then the total time.
+#
+# Where the matrix cannot run (no cross compiler, no qemu, no sysroot, no root
+# for binfmt_misc and no aarch64 entry) it prints SKIPPED and the reason, and
+# exits 0 -- unless CI is set (or CP_ARM64_REQUIRED=1): then a skip fails.
+#
+# Environment: MAKE; CP_ARM64_JOBS (Criterion --jobs, default: the CPU count);
+# CP_ARM64_MODELS (space-separated row names to run, default: all).
+set -u
+cd "$(dirname "$0")/.."
+MAKE=${MAKE:-make}
+DEPS=${CP_ARM64_DEPS:-.deps/arm64}
+case $DEPS in /*) ;; *) DEPS=$PWD/$DEPS ;; esac
+SYSROOT=$DEPS/sysroot
+QEMU10=$DEPS/qemu/usr/bin/qemu-aarch64
+BIN=build/arm64/tests/cp_tests
+LOGS=build/arm64/matrix
+JOBS=${CP_ARM64_JOBS:-$(nproc 2>/dev/null || echo 2)}
+required() { [ -n "${CI:-}" ] || [ "${CP_ARM64_REQUIRED:-0}" = 1 ]; }
+
+skip() {
+	echo "arm64 matrix: SKIPPED -- $*"
+	if required; then
+		echo "arm64 matrix: FAILED (CI must run the arm64 matrix)"
+		exit 1
+	fi
+	exit 0
+}
+
+command -v aarch64-linux-gnu-gcc >/dev/null ||
+	skip "no aarch64-linux-gnu-gcc (make deps, as root)"
+[ -f "$SYSROOT/.stamp" ] ||
+	skip "no arm64 Criterion sysroot in $DEPS/sysroot (make deps)"
+
+# Which qemu runs the workers: ours when we can register it (root), else
+# whatever aarch64 entry binfmt_misc already has.
+registered=0
+if [ "$(id -u)" -eq 0 ]; then
+	if [ -x "$QEMU10" ]; then QEMU=$QEMU10; else QEMU=$(command -v qemu-aarch64) ||
+		skip "no qemu-aarch64 (make deps)"; fi
+	scripts/arm64-binfmt.sh register "$QEMU" ||
+		skip "cannot register qemu-aarch64 in binfmt_misc (Criterion's workers re-exec the test binary)"
+	registered=1
+	trap 'scripts/arm64-binfmt.sh unregister' EXIT
+	trap 'exit 130' INT TERM
+else
+	QEMU=$(scripts/arm64-binfmt.sh find) ||
+		skip "not root, and binfmt_misc has no aarch64 entry: Criterion's workers re-exec the test binary and need one (run as root)"
+fi
+qver=$("$QEMU" --version 2>/dev/null | sed -n '1s/.*version \([0-9][0-9.]*\).*/\1/p')
+[ -n "$qver" ] || skip "cannot tell the version of $QEMU"
+qmajor=${qver%%.*}
+
+echo "arm64 matrix: building $BIN"
+$MAKE --no-print-directory ARCH=arm64 "$BIN" >/dev/null || {
+	echo "arm64 matrix: FAILED -- cross-build of $BIN"; exit 1; }
+mkdir -p "$LOGS"
+
+# Expected lists, cp_kernels() order (common/kernels_arm64.c): temporal
+# mops, dc_zva, sve, stp_q, stp; non-temporal mops_nt, stnp.
+BASE="dc_zva,stp_q,stp,stnp"          # DC ZVA, no SVE, no MOPS
+SVE="dc_zva,sve,stp_q,stp,stnp"       # + SVE
+if [ "$qmajor" -ge 8 ]; then
+	MAX="mops,dc_zva,sve,stp_q,stp,mops_nt,stnp"   # QEMU >= 8: FEAT_MOPS on max
+else
+	MAX=$SVE
+fi
+
+# name | QEMU_CPU | CLEARPAGES_DISABLE | expected kernels | DC ZVA block | SVE VL (bytes)
+ROWS="
+cortex-a53|cortex-a53||$BASE|64|0
+cortex-a57|cortex-a57||$BASE|64|0
+a64fx|a64fx||$SVE|256|64
+max-sve16|max,sve-default-vector-length=16||$MAX|512|16
+max-sve48|max,sve-default-vector-length=48||$MAX|512|48
+max-sve256|max,sve-default-vector-length=256||$MAX|512|256
+max-mops|max||$MAX|512|64
+max-disabled|max|dczva,sve,mops|stp_q,stp,stnp|512|64
+"
+
+echo "arm64 matrix: qemu $qver ($QEMU), sysroot $DEPS/sysroot, --jobs=$JOBS; numbers under qemu say nothing about speed"
+status=0
+t0=$(date +%s)
+total_tests=0
+printf '%s\n' "$ROWS" | { while IFS='|' read -r name cpu disable expect block vl; do
+	[ -n "$name" ] || continue
+	case " ${CP_ARM64_MODELS:-$name} " in *" $name "*) ;; *) continue ;; esac
+	if [ "$name" = max-mops ] && [ "$qmajor" -lt 8 ]; then
+		echo "  $name: SKIPPED -- qemu $qver < 8 has no FEAT_MOPS: mops and mops_nt untested (make deps fetches qemu 10)"
+		required && status=1
+		continue
+	fi
+	log=$LOGS/$name.log
+	t1=$(date +%s)
+	env QEMU_CPU="$cpu" QEMU_LD_PREFIX="$SYSROOT" CP_TEST_QUICK=1 \
+	    CLEARPAGES_DISABLE="$disable" CP_EXPECT_KERNELS="$expect" \
+	    CP_EXPECT_DCZVA_BLOCK="$block" CP_EXPECT_SVE_VL="$vl" \
+	    timeout 900 "$BIN" --jobs="$JOBS" >"$log" 2>&1
+	rc=$?
+	t2=$(date +%s)
+	tally=$(sed -n 's/.*Synthesis: //p' "$log" | tail -1 | sed 's/ *$//')
+	[ -n "$tally" ] || tally="no Criterion synthesis (exit $rc)"
+	label="$name (QEMU_CPU=$cpu${disable:+, CLEARPAGES_DISABLE=$disable})"
+	if [ $rc -eq 0 ]; then
+		printf '  %-72s %s  [%ss]\n' "$label" "$tally" $((t2 - t1))
+	else
+		printf '  %-72s FAILED: %s  [%ss]\n' "$label" "$tally" $((t2 - t1))
+		grep -E '^\[(----|FAIL|ERR )\]|Assertion|Crash|signal|Warning' "$log" | head -40 | sed 's/^/    /'
+		echo "    (full log: $log)"
+		status=1
+	fi
+done
+t3=$(date +%s)
+echo "arm64 matrix: took $((t3 - t0))s"
+if [ $status -ne 0 ]; then echo "arm64 matrix: FAILED"; exit 1; fi
+echo "arm64 matrix: passed"
+}
