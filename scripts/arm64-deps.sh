@@ -24,8 +24,9 @@ apt_opts() {
 	     "-o APT::Sandbox::User=root -o Debug::NoLocking=1 -q"
 }
 
+# Fresh package lists on every fetch (a fetch only happens when a part is missing).
 apt_setup() {
-	[ -f "$APTDIR/updated" ] && return 0
+	[ -n "${apt_ready:-}" ] && return 0
 	mkdir -p "$APTDIR/lists/partial" "$APTDIR/cache/archives/partial"
 	{
 		echo "deb [arch=amd64,arm64 signed-by=$KEYRING] $MIRROR bookworm main"
@@ -34,7 +35,7 @@ apt_setup() {
 	echo "arm64-deps: apt-get update (scratch configuration in $APTDIR)"
 	# shellcheck disable=SC2046
 	apt-get $(apt_opts) update >/dev/null
-	touch "$APTDIR/updated"
+	apt_ready=1
 }
 
 # download PKG... into $APTDIR/debs, then extract every one of them into $1
@@ -96,3 +97,5 @@ for part in "$@"; do
 	*) echo "arm64-deps: unknown part '$part' (qemu, sysroot)" >&2; exit 2 ;;
 	esac
 done
+# The scratch package lists (~40 MB) are not needed once the parts are in place.
+rm -rf "$APTDIR"
