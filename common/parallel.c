@@ -27,11 +27,13 @@
 
 /*
  * Smallest share worth a thread, measured with `clearbench parallel` on the
- * hosts in docs/tuning.md: waking a pooled worker and waiting for it costs
- * tens of microseconds, which a share of 1 MiB repays at the single-thread
- * bandwidth of these hosts. Smaller extents stay on the calling thread.
+ * 2-vCPU host of docs/tuning.md: there one thread already takes all the memory
+ * bandwidth the VM gets, and two shares cost 20 % at 1 MiB, 5 % at 8-16 MiB and
+ * nothing measurable from 32 MiB (16 MiB a share). Smaller extents stay on the
+ * calling thread.
  */
-#define MIN_SHARE_PAGES 256u
+#define MIN_SHARE_PAGES 4096u
+const size_t cp__parallel_min_share_pages = MIN_SHARE_PAGES;   /* for clearbench */
 #define POOL_MAX_WORKERS 255u
 #define WORKER_STACK_BYTES (64u * 1024u)
 
@@ -183,7 +185,13 @@ static void share_of(unsigned char *addr, size_t npages, unsigned shares, unsign
 	*share_pages = base + (i < extra);
 }
 
-int cp_clear_pages_parallel(void *addr, size_t npages, unsigned nthreads)
+/* cp_clear_pages_parallel with another smallest share: `clearbench parallel`
+ * measures the threshold with it (min_share_pages >= 1). */
+extern const size_t cp__parallel_min_share_pages;
+int cp__clear_pages_parallel_min(void *addr, size_t npages, unsigned nthreads,
+				 size_t min_share_pages);
+int cp__clear_pages_parallel_min(void *addr, size_t npages, unsigned nthreads,
+				 size_t min_share_pages)
 {
 	if (npages == 0)
 		return 0;
@@ -191,7 +199,7 @@ int cp_clear_pages_parallel(void *addr, size_t npages, unsigned nthreads)
 		return -EINVAL;
 	if (nthreads == 0)
 		nthreads = allowed_cpus();
-	size_t by_size = npages / MIN_SHARE_PAGES;
+	size_t by_size = npages / min_share_pages;
 	unsigned shares = by_size < nthreads ? (unsigned)by_size : nthreads;
 	if (shares > POOL_MAX_WORKERS + 1)
 		shares = POOL_MAX_WORKERS + 1;
@@ -224,4 +232,9 @@ int cp_clear_pages_parallel(void *addr, size_t npages, unsigned nthreads)
 	pthread_mutex_unlock(&pool.lock);
 	pthread_mutex_unlock(&pool.owner);
 	return 0;
+}
+
+int cp_clear_pages_parallel(void *addr, size_t npages, unsigned nthreads)
+{
+	return cp__clear_pages_parallel_min(addr, npages, nthreads, MIN_SHARE_PAGES);
 }

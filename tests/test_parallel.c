@@ -1,9 +1,13 @@
 /*
  * cp_clear_pages_parallel: exact clearing for 1..8 threads (and 0 = the
  * allowed CPUs) from one page to extents split across every thread, the
- * contract's bad inputs, the pool (reused, emptied by fork, grown short when
- * threads cannot start, sized by the affinity mask) and concurrent callers.
+ * contract's bad inputs, the threshold, the pool (reused, emptied by fork,
+ * grown short when threads cannot start, sized by the affinity mask) and
+ * concurrent callers.
  *
+ * The library splits only into shares of cp__parallel_min_share_pages (16 MiB
+ * here); most tests go through cp__clear_pages_parallel_min with one-page
+ * shares, so that every split happens at extents that stay quick under qemu.
  * Threads are counted in /proc/self/task: the pool is only observable there.
  */
 #include "testutil.h"
@@ -15,8 +19,24 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
-/* Comfortably above the size at which one share is worth a thread. */
-#define BIG_PAGES (test_quick() ? 4096u : 16384u)   /* 16 / 64 MiB */
+/* common/parallel.c (to move to internal.h) */
+extern const size_t cp__parallel_min_share_pages;
+int cp__clear_pages_parallel_min(void *addr, size_t npages, unsigned nthreads,
+				 size_t min_share_pages);
+
+/* Split into shares of at least SHARE pages: BIG_PAGES gives 8 of them. */
+#define SHARE 16u
+#define BIG_PAGES (8u * SHARE + 5u)
+
+static int clear_small_shares(void *addr, size_t npages, unsigned nthreads)
+{
+	return cp__clear_pages_parallel_min(addr, npages, nthreads, SHARE);
+}
+static int clear_one_page_shares(void *addr, size_t npages, unsigned nthreads)
+{
+	return cp__clear_pages_parallel_min(addr, npages, nthreads, 1);
+}
+typedef int (*parallel_fn)(void *, size_t, unsigned);
 
 static unsigned threads_now(void)
 {
@@ -31,31 +51,44 @@ static unsigned threads_now(void)
 }
 
 /* Fill, clear [start, +pages) with nthreads, check it and everything around it. */
-static void check_parallel(struct guarded *g, size_t start_page, size_t pages, unsigned nthreads)
+static void check_with(parallel_fn fn, struct guarded *g, size_t start_page, size_t pages,
+		       unsigned nthreads)
 {
 	char who[96];
 	snprintf(who, sizeof(who), "parallel(%zu pages at page %zu, %u threads)", pages,
 		 start_page, nthreads);
 	memset(g->mem, FILL, g->len);
-	cr_assert_eq(cp_clear_pages_parallel(g->mem + start_page * CP_PAGE_SIZE, pages, nthreads),
-		     0, "%s", who);
+	cr_assert_eq(fn(g->mem + start_page * CP_PAGE_SIZE, pages, nthreads), 0, "%s", who);
 	assert_cleared(who, g->mem, g->len, start_page * CP_PAGE_SIZE, pages * CP_PAGE_SIZE);
+}
+
+static void check_parallel(struct guarded *g, size_t start_page, size_t pages, unsigned nthreads)
+{
+	check_with(clear_small_shares, g, start_page, pages, nthreads);
+}
+
+/* Every extent with a spare page: it touches one guard, then the other. */
+static void clears_exactly(parallel_fn fn, const size_t *extents, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct guarded g = guarded_map(extents[i] + 1);
+		for (unsigned t = 0; t <= 8; t++) {
+			check_with(fn, &g, 0, extents[i], t);
+			check_with(fn, &g, 1, extents[i], t);
+		}
+		guarded_unmap(&g);
+	}
 }
 
 Test(parallel, clears_exactly_tiny_to_large)
 {
-	const size_t big = BIG_PAGES;
-	const size_t extents[] = { 1, 2, 3, 255, 256, 257, 511, 512, 513, 1031,
-				   big / 2 - 1, big / 2 + 1, big - 7 };
-	for (size_t i = 0; i < sizeof(extents) / sizeof(extents[0]); i++) {
-		/* one spare page: the extent touches one guard and leaves a page of FILL */
-		struct guarded g = guarded_map(extents[i] + 1);
-		for (unsigned t = 0; t <= 8; t++) {
-			check_parallel(&g, 0, extents[i], t);
-			check_parallel(&g, 1, extents[i], t);
-		}
-		guarded_unmap(&g);
-	}
+	/* one-page shares: ragged splits, a thread per page, more threads than pages */
+	static const size_t tiny[] = { 1, 2, 3, 5, 7, 8, 9, 15, 17, 64, 255, 1031 };
+	clears_exactly(clear_one_page_shares, tiny, sizeof(tiny) / sizeof(tiny[0]));
+	/* the library's own threshold: below it, at it, and split two ways */
+	const size_t min = cp__parallel_min_share_pages;
+	const size_t large[] = { 1, 3, 2 * min - 1, 2 * min, 2 * min + 3 };
+	clears_exactly(cp_clear_pages_parallel, large, test_quick() ? 3 : 5);
 }
 
 Test(parallel, bad_input_writes_nothing)
@@ -81,12 +114,24 @@ Test(parallel, bad_input_writes_nothing)
 	guarded_unmap(&g);
 }
 
-Test(parallel, pool_reused_and_small_extents_stay_on_caller)
+Test(parallel, below_the_threshold_stays_on_caller)
+{
+	const size_t min = cp__parallel_min_share_pages;
+	struct guarded g = guarded_map(2 * min);
+	unsigned before = threads_now();
+	check_with(cp_clear_pages_parallel, &g, 0, 2 * min - 1, 8);
+	cr_assert_eq(threads_now(), before, "below two shares: no thread");
+	check_with(cp_clear_pages_parallel, &g, 0, 2 * min, 8);
+	cr_assert_eq(threads_now(), before + 1, "two shares: the caller and one worker");
+	guarded_unmap(&g);
+}
+
+Test(parallel, pool_reused_and_grown)
 {
 	struct guarded g = guarded_map(BIG_PAGES);
 	unsigned before = threads_now();
-	check_parallel(&g, 0, 16, 8);
-	cr_assert_eq(threads_now(), before, "16 pages must not start threads");
+	check_parallel(&g, 0, SHARE * 2 - 1, 8);
+	cr_assert_eq(threads_now(), before, "one share must not start threads");
 	check_parallel(&g, 0, BIG_PAGES, 4);
 	cr_assert_eq(threads_now(), before + 3, "4 threads = the caller + 3 workers");
 	check_parallel(&g, 0, BIG_PAGES, 4);
@@ -120,7 +165,7 @@ static void child_clear(unsigned nthreads, int step)
 {
 	size_t len = (size_t)BIG_PAGES * CP_PAGE_SIZE;
 	memset(child_buf, FILL, len);
-	if (cp_clear_pages_parallel(child_buf, BIG_PAGES, nthreads) ||
+	if (clear_small_shares(child_buf, BIG_PAGES, nthreads) ||
 	    first_not(child_buf, len, 0) != len)
 		_exit(step);
 }
@@ -198,10 +243,9 @@ static void all_allowed_cpus(void)
 	if (sched_getaffinity(0, sizeof(set), &set))
 		_exit(40);
 	child_clear(0, 41);
-	/* the caller plus a worker per other CPU, as long as the shares are
-	 * big enough: a 16 MiB extent is split 16 ways at least */
-	unsigned cpus = (unsigned)CPU_COUNT(&set);
-	if (cpus <= 16 ? threads_now() != cpus : threads_now() < 16)
+	/* the caller plus a worker per other CPU, as many as there are shares */
+	unsigned cpus = (unsigned)CPU_COUNT(&set), shares = BIG_PAGES / SHARE;
+	if (threads_now() != (cpus < shares ? cpus : shares))
 		_exit(42);
 }
 
@@ -227,13 +271,12 @@ static void *caller_main(void *arg)
 {
 	struct caller *c = arg;
 	size_t pages = c->g.len / CP_PAGE_SIZE;
-	for (int round = 0; round < (test_quick() ? 3 : 12); round++) {
-		size_t n = pages - (size_t)round;
+	for (int round = 0; round < (test_quick() ? 20 : 200); round++) {
+		size_t n = pages - (size_t)(round % 16), rest = (pages - n) * CP_PAGE_SIZE;
 		memset(c->g.mem, FILL, c->g.len);
-		if (cp_clear_pages_parallel(c->g.mem, n, c->nthreads) ||
+		if (clear_small_shares(c->g.mem, n, c->nthreads) ||
 		    first_not(c->g.mem, n * CP_PAGE_SIZE, 0) != n * CP_PAGE_SIZE ||
-		    first_not(c->g.mem + n * CP_PAGE_SIZE, (size_t)round * CP_PAGE_SIZE, FILL) !=
-		    (size_t)round * CP_PAGE_SIZE)
+		    first_not(c->g.mem + n * CP_PAGE_SIZE, rest, FILL) != rest)
 			c->bad++;
 	}
 	return NULL;
@@ -243,7 +286,7 @@ Test(parallel, concurrent_callers, .timeout = 60)
 {
 	struct caller callers[CALLERS];
 	for (unsigned i = 0; i < CALLERS; i++) {
-		callers[i].g = guarded_map(BIG_PAGES / 4);
+		callers[i].g = guarded_map(BIG_PAGES);
 		callers[i].nthreads = 2 + i;
 		callers[i].bad = 0;
 		cr_assert_eq(pthread_create(&callers[i].thread, NULL, caller_main, &callers[i]), 0);
