@@ -114,8 +114,6 @@ static void build_kernel_list(void)
 			}
 }
 
-void cp__policy_default(const struct cp__state *s, struct cp__policy *p);
-
 static void init(void)
 {
 	const char *quiet = env("CLEARPAGES_QUIET");

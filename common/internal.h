@@ -98,6 +98,9 @@ typedef const struct cp_kernel *(*cp__pick_fn)(size_t npages);
 int cp__huge_clear(void *base, size_t npages, size_t hot_idx,
 		   const struct cp_huge_opts *opts, cp__pick_fn pick, cp__pick_fn pick_hot);
 
+/* The default extent policy for this CPU and kernel list (common/policy.c). */
+void cp__policy_default(const struct cp__state *s, struct cp__policy *policy);
+
 /* Replace the policy (profile loading); forced kernel still wins. */
 void cp__policy_set(const struct cp__policy *policy);
 /* CLEARPAGES_PROFILE at initialisation (common/profile.c): on success it calls

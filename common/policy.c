@@ -5,13 +5,25 @@
  *   n <  nt_from_pages             temporal kernel
  *   n >= nt_from_pages             non-temporal kernel
  *
- * The crossover to non-temporal stores is the last-level cache one core sees
- * (per CCX on AMD): below it the zeroes still fit in cache for the caller to
- * use, above it they evict everything and a temporal store pays a
- * read-for-ownership per line for nothing. Bands and kernels were chosen by
- * `clearbench sweep` on the hosts named in the README.
+ * Defaults, and why (figures from `make bench`, see kernels_x86_64.c/README):
+ *  - small: the first temporal kernel of cp_kernels(), the fastest at 4 KiB
+ *    (x86_64: avx2, 209 GB/s against 174 for rep_stosb on Sapphire Rapids).
+ *  - temporal: on Intel with ERMS/FSRM, rep_stosb from 2 pages on (212 vs 188
+ *    GB/s at 8 KiB, 28.7 vs 28.1 at 8 MiB). Elsewhere the small kernel all
+ *    the way: AMD is not measured here, and the issue's Zen 3 figures have
+ *    AVX2 stores well ahead at 4 KiB.
+ *  - crossover to non-temporal: the last-level cache one core sees (per CCX on
+ *    AMD, 32 MiB on Zen 3, where rep stosb and clzero meet), capped at
+ *    128 MiB: Intel's leaf 4 reports the whole package's L3, and a VM may
+ *    report the host's (480 MiB here), while one core's temporal stores fall
+ *    from 28 to 10 GB/s between 64 and 128 MiB and non-temporal ones hold 23.5.
+ *    Past the crossover the zeroes would evict the caller's working set and
+ *    every temporal store pays a read-for-ownership for nothing.
  */
+#include <string.h>
 #include "internal.h"
+
+#define NT_CROSSOVER_CAP_BYTES ((size_t)128 << 20)
 
 static const struct cp_kernel *first_usable(const struct cp__state *s, int nontemporal)
 {
@@ -22,13 +34,33 @@ static const struct cp_kernel *first_usable(const struct cp__state *s, int nonte
 	return s->kernels[0];
 }
 
+/* The usable temporal kernel made fast by a feature this CPU has (rep_stosb
+ * with ERMS/FSRM), or NULL. */
+static const struct cp_kernel *fast_string_kernel(const struct cp__state *s)
+{
+	for (size_t i = 0; i < cp__kernel_table_len; i++) {
+		const struct cp__kernel_desc *d = &cp__kernel_table[i];
+		if (d->ranked_by && (d->ranked_by & s->features) &&
+		    !(d->needs & ~s->features) && !(d->kernel.flags & CP_NONTEMPORAL))
+			return &d->kernel;
+	}
+	return NULL;
+}
+
 void cp__policy_default(const struct cp__state *s, struct cp__policy *p)
 {
 	p->small = first_usable(s, 0);
 	p->temporal = p->small;
-	p->nontemporal = first_usable(s, 1);
 	p->small_below_pages = 0;
-	p->nt_from_pages = s->cpu.llc_bytes / CP_PAGE_SIZE;
+	const struct cp_kernel *fast = fast_string_kernel(s);
+	if (fast && fast != p->small && !strcmp(s->cpu.vendor, "GenuineIntel")) {
+		p->temporal = fast;
+		p->small_below_pages = 2;
+	}
+	p->nontemporal = first_usable(s, 1);
+	size_t crossover = s->cpu.llc_bytes < NT_CROSSOVER_CAP_BYTES ?
+			   s->cpu.llc_bytes : NT_CROSSOVER_CAP_BYTES;
+	p->nt_from_pages = crossover / CP_PAGE_SIZE;
 	if (p->nt_from_pages == 0)
 		p->nt_from_pages = 1;
 }
