@@ -15,10 +15,11 @@
  *   extent; the highest geometric mean wins among those whose worst ratio is
  *   within WORST_SLACK of the best worst ratio. A small band must gain
  *   SMALL_GAIN in geometric mean over the best single kernel, or none is used.
- * - nontemporal: the best median ratio to the best non-temporal kernel from
+ * - nontemporal: by the median ratio to the best non-temporal kernel from
  *   nt_from up (all extents when there is no crossover: it is also what
- *   cp_clear_pages_cold uses). A median, because one disturbed extent on a
- *   shared host must not decide between kernels 2 % apart.
+ *   cp_clear_pages_cold uses), the first in cp_kernels() order within NT_TIE
+ *   of the best. A median, and the library's own ranking on a tie, because a
+ *   disturbed extent on a shared host must not decide between kernels 2 % apart.
  */
 #include <math.h>
 #include <stdio.h>
@@ -32,6 +33,7 @@
 #define NT_MARGIN 1.05
 #define WORST_SLACK 0.02
 #define SMALL_GAIN 1.01
+#define NT_TIE 0.03
 
 struct medians {
 	size_t nsizes, nk;
@@ -122,20 +124,21 @@ static struct choice derive(const struct medians *m)
 	c.worst = t.worst;
 	c.geomean = t.geomean;
 
-	double best = 0, ratio[BENCH_MAX_SIZES];
+	double med[BENCH_MAX_KERNELS], best = 0, ratio[BENCH_MAX_SIZES];
 	size_t from = c.nt_index < m->nsizes ? c.nt_index : 0;
-	c.nontemporal = -1;
 	for (size_t k = 0; k < m->nk; k++) {
+		med[k] = 0;
 		if (!is_nt(m->k[k]))
 			continue;
 		for (size_t e = from; e < m->nsizes; e++)
 			ratio[e - from] = m->gbs[e][k] / m->best_nt[e];
-		double med = bench_median(ratio, m->nsizes - from);
-		if (c.nontemporal < 0 || med > best) {
-			best = med;
-			c.nontemporal = (int)k;
-		}
+		med[k] = bench_median(ratio, m->nsizes - from);
+		best = med[k] > best ? med[k] : best;
 	}
+	c.nontemporal = -1;
+	for (size_t k = 0; k < m->nk && c.nontemporal < 0; k++)   /* cp_kernels() order, or --kernel's */
+		if (is_nt(m->k[k]) && med[k] >= best - NT_TIE)
+			c.nontemporal = (int)k;
 	return c;
 }
 
@@ -269,6 +272,8 @@ static struct bench_table *verify(const struct bench_opts *opts, void *buf,
 		use_profile(1);
 		const char *pick_tuned = cp_kernel_for(pages)->name;
 		struct bench_rounds cfg = bench_rounds_for(opts, bytes);
+		if (!opts->rounds && bytes <= (size_t)4 << 20)
+			cfg.rounds *= 3;   /* short samples on a shared host: cheap to take more */
 		double *samples = bench_sample(c, 2, buf, bytes, &cfg);
 		double d = bench_gbs(bytes, bench_median(samples, cfg.rounds));
 		double tu = bench_gbs(bytes, bench_median(samples + cfg.rounds, cfg.rounds));
