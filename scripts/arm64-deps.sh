@@ -81,7 +81,7 @@ do_sysroot() {
 		--no-conflicts --no-breaks --no-replaces --no-enhances \
 		libcriterion3:arm64 libc6:arm64 libgcc-s1:arm64 |
 		grep -v '^[ <]' | grep ':arm64$' | sort -u)
-	echo "arm64-deps: Criterion arm64 sysroot into $dest:" $pkgs libcriterion-dev:arm64
+	echo "arm64-deps: Criterion arm64 sysroot into $dest:" "$(echo $pkgs)" libcriterion-dev:arm64
 	# shellcheck disable=SC2086
 	fetch_extract "$dest" $pkgs libcriterion-dev:arm64
 	test -e "$dest/usr/lib/aarch64-linux-gnu/libcriterion.so"

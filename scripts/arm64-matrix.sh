@@ -11,7 +11,7 @@
 # Environment: MAKE; CP_ARM64_JOBS (Criterion --jobs, default: the CPU count);
 # CP_ARM64_MODELS (space-separated row names to run, default: all).
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 MAKE=${MAKE:-make}
 DEPS=${CP_ARM64_DEPS:-.deps/arm64}
 case $DEPS in /*) ;; *) DEPS=$PWD/$DEPS ;; esac
@@ -38,15 +38,16 @@ command -v aarch64-linux-gnu-gcc >/dev/null ||
 
 # Which qemu runs the workers: ours when we can register it (root), else
 # whatever aarch64 entry binfmt_misc already has.
-registered=0
 if [ "$(id -u)" -eq 0 ]; then
 	if [ -x "$QEMU10" ]; then QEMU=$QEMU10; else QEMU=$(command -v qemu-aarch64) ||
 		skip "no qemu-aarch64 (make deps)"; fi
-	scripts/arm64-binfmt.sh register "$QEMU" ||
-		skip "cannot register qemu-aarch64 in binfmt_misc (Criterion's workers re-exec the test binary)"
-	registered=1
-	trap 'scripts/arm64-binfmt.sh unregister' EXIT
-	trap 'exit 130' INT TERM
+	if scripts/arm64-binfmt.sh register "$QEMU"; then
+		trap 'scripts/arm64-binfmt.sh unregister' EXIT
+		trap 'exit 130' INT TERM
+	else
+		QEMU=$(scripts/arm64-binfmt.sh find) ||
+			skip "cannot register qemu-aarch64 in binfmt_misc, and it has no aarch64 entry (Criterion's workers re-exec the test binary)"
+	fi
 else
 	QEMU=$(scripts/arm64-binfmt.sh find) ||
 		skip "not root, and binfmt_misc has no aarch64 entry: Criterion's workers re-exec the test binary and need one (run as root)"
@@ -85,7 +86,6 @@ max-disabled|max|dczva,sve,mops|stp_q,stp,stnp|512|64
 echo "arm64 matrix: qemu $qver ($QEMU), sysroot $DEPS/sysroot, --jobs=$JOBS; numbers under qemu say nothing about speed"
 status=0
 t0=$(date +%s)
-total_tests=0
 printf '%s\n' "$ROWS" | { while IFS='|' read -r name cpu disable expect block vl; do
 	[ -n "$name" ] || continue
 	case " ${CP_ARM64_MODELS:-$name} " in *" $name "*) ;; *) continue ;; esac
