@@ -1,0 +1,261 @@
+/*
+ * Hostile environment: garbage, empty, huge, negative and mixed-case values
+ * of every CLEARPAGES_* variable. The library reads the environment once, so
+ * each case runs in a fresh process: this test binary exec'd again with the
+ * case's environment and CP_HOSTILE_PROBE=1, which a constructor answers before
+ * Criterion starts. (exec, not a bare fork: library code run in a forked copy
+ * of a multi-threaded Criterion worker was seen to hang on the stderr lock.)
+ * Every bad value gives exactly one message naming the variable, is ignored
+ * (the policy is the one of an empty environment), and never crashes: the
+ * child clears and verifies memory through every entry point.
+ */
+#include "testutil.h"
+#include <stdio.h>
+#include <sys/wait.h>
+
+extern char **environ;
+
+/* What a child reported: its status and what it wrote on stdout and stderr. */
+struct probe {
+	int status;
+	char policy[1024];
+	char messages[8192];
+};
+
+/* The child's body: the policy it sees on stdout, then clears, verified. */
+static void report_and_clear(void)
+{
+	const struct cp_kernel *const *list;
+	size_t n = cp_kernels(&list);
+	for (size_t i = 0; i < n; i++)
+		printf("%s ", list[i]->name);
+	printf("| for 1: %s | for huge: %s\n", cp_kernel_for(1)->name,
+	       cp_kernel_for(SIZE_MAX / CP_PAGE_SIZE)->name);
+
+	const size_t pages = 6, len = pages * CP_PAGE_SIZE;
+	unsigned char *p = aligned_alloc(CP_PAGE_SIZE, len);
+	int (*const calls[])(void *, size_t) = { cp_clear_pages, cp_clear_pages_hot,
+						 cp_clear_pages_cold };
+	for (size_t c = 0; c < sizeof(calls) / sizeof(calls[0]); c++) {
+		memset(p, FILL, len);
+		if (calls[c](p + CP_PAGE_SIZE, 4) || first_not(p + CP_PAGE_SIZE, 4 * CP_PAGE_SIZE, 0)
+		    != 4 * CP_PAGE_SIZE || p[CP_PAGE_SIZE - 1] != FILL || p[5 * CP_PAGE_SIZE] != FILL)
+			_exit(10 + (int)c);
+	}
+	memset(p, FILL, len);
+	if (cp_clear(p + 3, len - 5) || first_not(p + 3, len - 5, 0) != len - 5 || p[2] != FILL)
+		_exit(20);
+	memset(p, FILL, len);
+	if (cp_clear_huge(p, pages, 2) || first_not(p, len, 0) != len)
+		_exit(21);
+	free(p);
+}
+
+/* In the re-exec'd binary: answer the probe and exit before Criterion runs. */
+__attribute__((constructor)) static void probe_when_asked(void)
+{
+	if (getenv("CP_HOSTILE_PROBE")) {
+		alarm(20);           /* a hang (say, a deadlock in initialisation) is a failure */
+		report_and_clear();
+		fflush(NULL);
+		_exit(0);
+	}
+}
+
+static void slurp(int fd, char *buf, size_t size)
+{
+	ssize_t n = pread(fd, buf, size - 1, 0);
+	buf[n > 0 ? n : 0] = '\0';
+	close(fd);
+}
+
+/* Run the probe in a fresh process whose environment is ours without any
+ * CLEARPAGES_* variable, plus NAME=VALUE pairs (NULL-terminated). */
+static struct probe probe_env(const char *const *pairs)
+{
+	struct probe pr;
+	char *envp[256], *own[32];
+	size_t n = 0, nown = 0;
+	for (char **e = environ; *e && n < 200; e++)
+		if (strncmp(*e, "CLEARPAGES_", 11))
+			envp[n++] = *e;
+	for (; *pairs; pairs += 2) {
+		cr_assert(nown < 32);
+		own[nown] = malloc(strlen(pairs[0]) + strlen(pairs[1]) + 2);
+		sprintf(own[nown], "%s=%s", pairs[0], pairs[1]);
+		envp[n++] = own[nown++];
+	}
+	envp[n++] = "CP_HOSTILE_PROBE=1";
+	envp[n] = NULL;
+
+	FILE *out = tmpfile(), *err = tmpfile();
+	cr_assert(out && err, "tmpfile");
+	int out_fd = dup(fileno(out)), err_fd = dup(fileno(err));
+	fclose(out);
+	fclose(err);
+	/* the path, not /proc/self/exe itself: under valgrind or qemu-user that
+	 * is the emulator, while readlink() answers for the test binary */
+	char self[4096];
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	cr_assert(len > 0, "readlink /proc/self/exe");
+	self[len] = '\0';
+	char *argv[] = { self, NULL };
+	pid_t pid = fork();
+	cr_assert(pid >= 0, "fork");
+	if (pid == 0) {          /* only async-signal-safe calls until exec */
+		dup2(out_fd, STDOUT_FILENO);
+		dup2(err_fd, STDERR_FILENO);
+		execve(self, argv, envp);
+		_exit(127);
+	}
+	cr_assert_eq(waitpid(pid, &pr.status, 0), pid);
+	slurp(out_fd, pr.policy, sizeof(pr.policy));
+	slurp(err_fd, pr.messages, sizeof(pr.messages));
+	while (nown)
+		free(own[--nown]);
+	return pr;
+}
+
+/* Lines of s, and how many of them are library messages naming `var`. */
+static void count_messages(const char *s, const char *var, size_t *lines, size_t *naming)
+{
+	*lines = *naming = 0;
+	for (const char *line = s; *line; ) {
+		size_t len = strcspn(line, "\n");
+		(*lines)++;
+		if (!strncmp(line, "clearpages: ", 12) && memmem(line, len, var, strlen(var)))
+			(*naming)++;
+		line += len + (line[len] == '\n');
+	}
+}
+
+static void assert_ignored_with_messages(const char *var, const char *value, size_t want)
+{
+	static const char *const none[] = { NULL };
+	static struct probe base;            /* per test process: one baseline */
+	if (!base.policy[0])
+		base = probe_env(none);
+	const char *const pairs[] = { var, value, NULL };
+	struct probe pr = probe_env(pairs);
+	size_t lines, naming;
+	char shown[48];
+
+	snprintf(shown, sizeof(shown), "%s", value);   /* huge values: the start only */
+	cr_assert(WIFEXITED(pr.status) && WEXITSTATUS(pr.status) == 0,
+		  "%s='%s': the probe %s (status 0x%x)", var, shown,
+		  WIFSIGNALED(pr.status) && WTERMSIG(pr.status) == SIGALRM ? "hung for 20 s" :
+		  "crashed or failed to clear", pr.status);
+	count_messages(pr.messages, var, &lines, &naming);
+	cr_assert(lines == want && naming == want, "%s='%s': %zu message(s) expected, got: %s",
+		  var, shown, want, pr.messages);
+	cr_assert_str_eq(pr.policy, base.policy, "%s='%s' must be ignored", var, shown);
+}
+
+/* A value of n copies of c. */
+static char *huge_value(char c, size_t n)
+{
+	char *v = malloc(n + 1);
+	cr_assert(v);
+	memset(v, c, n);
+	v[n] = '\0';
+	return v;
+}
+
+#define HUGE_LEN (64 * 1024)
+
+/* Each of the n values gives exactly one message naming var and is ignored. */
+static void each_one_message(const char *var, const char *const *values, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		assert_ignored_with_messages(var, values[i], 1);
+}
+#define EACH_ONE_MESSAGE(var, values) \
+	each_one_message(var, values, sizeof(values) / sizeof(values[0]))
+
+/* A 64 KiB value of c: one message (cut short in it), ignored. */
+static void survive_huge(const char *var, char c)
+{
+	char *v = huge_value(c, HUGE_LEN);
+	assert_ignored_with_messages(var, v, 1);
+	free(v);
+}
+
+/* The values every variable must survive, with the messages each gives. */
+static void survive_common_garbage(const char *var)
+{
+	static const char *const bad[] = { "garbage", "-1", "-0", "%s%n%x%n", "\xff\xfe\x01",
+					   "  ", "Yes!", "1e3", "NaN" };
+	EACH_ONE_MESSAGE(var, bad);
+	assert_ignored_with_messages(var, "", 0);        /* empty is unset */
+	survive_huge(var, '9');
+}
+
+Test(hostile_env, kernel)
+{
+	survive_common_garbage("CLEARPAGES_KERNEL");
+	/* names are exact: another case, blanks or a list name no kernel */
+	static const char *const bad[] = { "SSE2", "Stp", "MOVQ", " movq", "movq ", "movq,sse2" };
+	EACH_ONE_MESSAGE("CLEARPAGES_KERNEL", bad);
+}
+
+Test(hostile_env, disable)
+{
+	/* a list: each bad token is one message; blank tokens are nothing */
+	static const char *const bad[] = { "garbage", "-1", "%s%n%x%n", "\xff\xfe\x01", "NoNsEnSe",
+					   "avx2x", "sve2", "erms=1" };
+	EACH_ONE_MESSAGE("CLEARPAGES_DISABLE", bad);
+	assert_ignored_with_messages("CLEARPAGES_DISABLE", ",,  , ,", 0);
+	assert_ignored_with_messages("CLEARPAGES_DISABLE", "", 0);
+	assert_ignored_with_messages("CLEARPAGES_DISABLE", "foo,,BAR", 2);
+	survive_huge("CLEARPAGES_DISABLE", 'y');
+}
+
+Test(hostile_env, nt_threshold)
+{
+	survive_common_garbage("CLEARPAGES_NT_THRESHOLD");
+	static const char *const bad[] = { "64Kb", "1T", "1kk", "+5", "1 G", "0x10", "16EiB",
+					   "18446744073709551616", "17179869184G" };
+	EACH_ONE_MESSAGE("CLEARPAGES_NT_THRESHOLD", bad);
+}
+
+Test(hostile_env, profile)
+{
+	/* a stub today (common/profile.c): any path is one message and ignored */
+	static const char *const bad[] = { "/nonexistent/profile", "/", "/dev/null", "-1",
+					   "%s%n%x%n", "\xff\xfe\x01" };
+	EACH_ONE_MESSAGE("CLEARPAGES_PROFILE", bad);
+	assert_ignored_with_messages("CLEARPAGES_PROFILE", "", 0);
+	survive_huge("CLEARPAGES_PROFILE", '/');
+}
+
+Test(hostile_env, quiet)
+{
+	survive_common_garbage("CLEARPAGES_QUIET");
+	static const char *const bad[] = { "TRUE", "yes", "2", "1 ", " 1", "01" };
+	EACH_ONE_MESSAGE("CLEARPAGES_QUIET", bad);
+	assert_ignored_with_messages("CLEARPAGES_QUIET", "0", 0);
+}
+
+Test(hostile_env, all_bad_at_once)
+{
+	static const char *const vars[] = { "CLEARPAGES_KERNEL", "CLEARPAGES_DISABLE",
+		"CLEARPAGES_NT_THRESHOLD", "CLEARPAGES_PROFILE", "CLEARPAGES_QUIET" };
+	const char *const pairs[] = { vars[0], "-1", vars[1], "-1", vars[2], "-1",
+				      vars[3], "-1", vars[4], "-1", NULL };
+	struct probe pr = probe_env(pairs);
+	cr_assert(WIFEXITED(pr.status) && WEXITSTATUS(pr.status) == 0,
+		  "the probe hung, crashed or failed to clear (status 0x%x)", pr.status);
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		size_t lines, naming;
+		count_messages(pr.messages, vars[i], &lines, &naming);
+		cr_assert_eq(lines, 5, "five messages expected: %s", pr.messages);
+		cr_assert_eq(naming, 1, "one message naming %s: %s", vars[i], pr.messages);
+	}
+}
+
+/* A value with a line break must still be one line: one message per bad value. */
+Test(hostile_env, control_characters_stay_one_line)
+{
+	assert_ignored_with_messages("CLEARPAGES_KERNEL", "a\nclearpages: forged", 1);
+	assert_ignored_with_messages("CLEARPAGES_NT_THRESHOLD", "1\r\n2", 1);
+}
