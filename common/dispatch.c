@@ -17,6 +17,9 @@
 static struct cp__state state;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int ready;
+/* Set on the thread running init(): code that init() calls (the profile
+ * loader) may call cp__state() without re-entering pthread_once. */
+static __thread int initialising;
 
 static const char *env(const char *name)
 {
@@ -37,6 +40,10 @@ void cp__msg(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
+	/* A value from the environment must not forge a second line. */
+	for (char *c = line; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
 	fprintf(stderr, "clearpages: %s\n", line);
 }
 
@@ -116,6 +123,7 @@ static void build_kernel_list(void)
 
 static void init(void)
 {
+	initialising = 1;
 	const char *quiet = env("CLEARPAGES_QUIET");
 	state.quiet = quiet && !strcmp(quiet, "1");
 
@@ -155,11 +163,12 @@ static void init(void)
 	if (profile)
 		cp__profile_load_at_init(profile);
 	__atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
+	initialising = 0;
 }
 
 const struct cp__state *cp__state(void)
 {
-	if (__builtin_expect(!__atomic_load_n(&ready, __ATOMIC_ACQUIRE), 0))
+	if (__builtin_expect(!__atomic_load_n(&ready, __ATOMIC_ACQUIRE), 0) && !initialising)
 		pthread_once(&once, init);
 	return &state;
 }
