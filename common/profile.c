@@ -154,7 +154,12 @@ static int parse_file(struct profile_parse *pp, FILE *f)
 	pp->line = 0;   /* what follows is about the file as a whole */
 	if (!(pp->seen & (1u << KEY_VERSION)))
 		return fail(pp, "no 'version' line");
-	if (pp->policy.small_below_pages > pp->policy.nt_from_pages)
+	/* Only when the profile gives both: with one of them the other is the
+	 * default (nt_from 0 alone is "always non-temporal", whatever the
+	 * default small band; cp__pick looks at nt_from first). */
+	unsigned both = (1u << KEY_SMALL_BELOW) | (1u << KEY_NT_FROM);
+	if ((pp->seen & both) == both &&
+	    pp->policy.small_below_pages > pp->policy.nt_from_pages)
 		return fail(pp, "small_below is larger than nt_from");
 	return 0;
 }
