@@ -213,8 +213,13 @@ static void threads_cannot_start(void)
 
 Test(parallel, threads_that_cannot_start_mean_fewer_threads)
 {
-	if (test_quick())   /* under qemu-user RLIMIT_AS limits the emulator too */
-		cr_skip_test("RLIMIT_AS would constrain qemu itself");
+	/* RLIMIT_AS would starve the emulator (qemu-user, valgrind: both run with
+	 * CP_TEST_QUICK) or AddressSanitizer's own mappings as well */
+	if (test_quick())
+		cr_skip_test("RLIMIT_AS would constrain the emulator itself");
+#if defined(__SANITIZE_ADDRESS__)
+	cr_skip_test("RLIMIT_AS would constrain AddressSanitizer itself");
+#endif
 	struct guarded g = guarded_map(BIG_PAGES);
 	child_buf = g.mem;
 	in_child_ok(threads_cannot_start);
