@@ -11,13 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "clearbench.h"
+#include "internal.h"
 
 /* common/parallel.c: the library's smallest share, and the parallel call
  * with another one. */
-extern const size_t cp__parallel_min_share_pages;
-int cp__clear_pages_parallel_min(void *addr, size_t npages, unsigned nthreads,
-				 size_t min_share_pages);
-
 #define MAX_CONTENDERS 64
 
 /* Contender i splits into shares_of[i] shares of at least min_share_of[i] pages. */

@@ -101,6 +101,12 @@ int cp__huge_clear(void *base, size_t npages, size_t hot_idx,
 /* The default extent policy for this CPU and kernel list (common/policy.c). */
 void cp__policy_default(const struct cp__state *s, struct cp__policy *policy);
 
+/* Parallel clearing (common/parallel.c): shares of at least min_share_pages;
+ * cp_clear_pages_parallel uses cp__parallel_min_share_pages. */
+extern const size_t cp__parallel_min_share_pages;
+int cp__clear_pages_parallel_min(void *addr, size_t npages, unsigned nthreads,
+				 size_t min_share_pages);
+
 /* Replace the policy (profile loading); forced kernel still wins. */
 void cp__policy_set(const struct cp__policy *policy);
 /* CLEARPAGES_PROFILE at initialisation (common/profile.c): on success it calls

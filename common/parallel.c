@@ -187,9 +187,6 @@ static void share_of(unsigned char *addr, size_t npages, unsigned shares, unsign
 
 /* cp_clear_pages_parallel with another smallest share: `clearbench parallel`
  * measures the threshold with it (min_share_pages >= 1). */
-extern const size_t cp__parallel_min_share_pages;
-int cp__clear_pages_parallel_min(void *addr, size_t npages, unsigned nthreads,
-				 size_t min_share_pages);
 int cp__clear_pages_parallel_min(void *addr, size_t npages, unsigned nthreads,
 				 size_t min_share_pages)
 {

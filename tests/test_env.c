@@ -7,63 +7,6 @@
 #include "internal.h"
 #include <pthread.h>
 #include <stdio.h>
-#include <sys/wait.h>
-
-struct child_out {
-	char out[2048];         /* what the child printed on stdout */
-	char err[2048];         /* what the library printed on stderr */
-	int status;
-};
-
-static void read_all(int fd, char *buf, size_t size)
-{
-	size_t n = 0;
-	ssize_t r;
-	while (n + 1 < size && (r = read(fd, buf + n, size - 1 - n)) > 0)
-		n += (size_t)r;
-	buf[n] = '\0';
-}
-
-/* Run body() in a child with the given NAME=VALUE pairs set (NULL-terminated). */
-static struct child_out in_child(const char *const *envs, void (*body)(void))
-{
-	struct child_out co;
-	int out[2], err[2];
-	cr_assert(pipe(out) == 0 && pipe(err) == 0);
-	pid_t pid = fork();
-	cr_assert(pid >= 0);
-	if (pid == 0) {
-		dup2(out[1], 1);
-		dup2(err[1], 2);
-		close(out[0]); close(err[0]);
-		/* start from no override at all, whatever the runner set */
-		static const char *const vars[] = { "CLEARPAGES_KERNEL", "CLEARPAGES_DISABLE",
-			"CLEARPAGES_NT_THRESHOLD", "CLEARPAGES_PROFILE", "CLEARPAGES_QUIET" };
-		for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
-			unsetenv(vars[i]);
-		for (const char *const *e = envs; *e; e += 2)
-			setenv(e[0], e[1], 1);
-		body();
-		fflush(stdout);
-		_exit(0);
-	}
-	close(out[1]); close(err[1]);
-	read_all(out[0], co.out, sizeof(co.out));
-	read_all(err[0], co.err, sizeof(co.err));
-	close(out[0]); close(err[0]);
-	waitpid(pid, &co.status, 0);
-	cr_assert(WIFEXITED(co.status) && WEXITSTATUS(co.status) == 0,
-		  "child failed (status %d), stderr: %s", co.status, co.err);
-	return co;
-}
-
-static size_t count_lines(const char *s)
-{
-	size_t n = 0;
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
-}
 
 /* What the child reports: the kernel list and the policy's choices. */
 static void report(void)
@@ -95,8 +38,6 @@ static const char *field(const struct child_out *co, const char *key, char *buf,
 	buf[n] = '\0';
 	return buf;
 }
-
-static const char *const no_env[] = { NULL };
 
 /* The plainest kernel of each arch: never the default choice, always usable. */
 #if defined(__x86_64__)

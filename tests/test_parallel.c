@@ -11,6 +11,7 @@
  * Threads are counted in /proc/self/task: the pool is only observable there.
  */
 #include "testutil.h"
+#include "internal.h"
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
@@ -20,9 +21,6 @@
 #include <sys/wait.h>
 
 /* common/parallel.c (to move to internal.h) */
-extern const size_t cp__parallel_min_share_pages;
-int cp__clear_pages_parallel_min(void *addr, size_t npages, unsigned nthreads,
-				 size_t min_share_pages);
 
 /* Split into shares of at least SHARE pages: BIG_PAGES gives 8 of them. */
 #define SHARE 16u
@@ -146,21 +144,19 @@ Test(parallel, pool_reused_and_grown)
  * natively; qemu-user adds its own). */
 static unsigned child_threads;
 
-/* Run body in a child process that must exit 0 within 20 s (a hang fails). */
+/* Run body in a child (testutil.h's in_child), counting its threads first. */
+static void (*child_body)(void);
+
+static void count_threads_then_body(void)
+{
+	child_threads = threads_now();
+	child_body();
+}
+
 static void in_child_ok(void (*body)(void))
 {
-	pid_t pid = fork();
-	cr_assert(pid >= 0);
-	if (pid == 0) {
-		alarm(20);
-		child_threads = threads_now();
-		body();
-		_exit(0);
-	}
-	int status;
-	cr_assert_eq(waitpid(pid, &status, 0), pid);
-	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-		  "child failed: status 0x%x (exit code = failing step)", status);
+	child_body = body;
+	in_child(no_env, count_threads_then_body);
 }
 
 static unsigned char *child_buf;

@@ -191,40 +191,6 @@ Test(profile, missing_or_unreadable_is_enoent)
 	assert_policy_eq(policy_now(), before, "missing file");
 }
 
-/* CLEARPAGES_PROFILE at initialisation: run `body` in a child with the given
- * environment, its stderr in `err`; the child must exit 0. */
-static void in_child_env(const char *const *envs, void (*body)(void), char *err, size_t size)
-{
-	FILE *errf = tmpfile();
-	cr_assert(errf);
-	pid_t pid = fork();
-	cr_assert(pid >= 0);
-	if (pid == 0) {
-		dup2(fileno(errf), 2);
-		for (; *envs; envs += 2)
-			setenv(envs[0], envs[1], 1);
-		alarm(20);          /* a deadlock in the initialisation fails, never hangs */
-		body();
-		_exit(0);
-	}
-	int status;
-	cr_assert_eq(waitpid(pid, &status, 0), pid);
-	rewind(errf);
-	size_t n = fread(err, 1, size - 1, errf);
-	err[n] = '\0';
-	fclose(errf);
-	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-		  "child failed: status 0x%x, stderr: %s", status, err);
-}
-
-static size_t lines(const char *s)
-{
-	size_t n = 0;
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
-}
-
 static void baseline_profile_applied(void)
 {
 	const struct cp__policy *p = &cp__state()->policy;
@@ -242,28 +208,28 @@ static void policy_is_default(void)
 
 Test(profile, env_profile_loaded_at_init)
 {
-	char err[1024];
+	struct child_out co;
 	/* the parent must not initialise the library before the children fork */
 	const char *const ok[] = { "CLEARPAGES_PROFILE", PROFILE("version 1\ntemporal " BASELINE
 		"\nnt_from 8M\nnontemporal " BASELINE_NT "\n"), NULL };
-	in_child_env(ok, baseline_profile_applied, err, sizeof(err));
-	cr_assert_str_empty(err);
+	co = in_child(ok, baseline_profile_applied);
+	cr_assert_str_empty(co.err);
 
 	const char *const missing[] = { "CLEARPAGES_PROFILE", "/nonexistent/x.profile", NULL };
-	in_child_env(missing, policy_is_default, err, sizeof(err));
-	cr_assert_eq(lines(err), 1, "one message: %s", err);
-	cr_assert(strstr(err, "CLEARPAGES_PROFILE") && strstr(err, "/nonexistent/x.profile"), "%s", err);
+	co = in_child(missing, policy_is_default);
+	cr_assert_eq(count_lines(co.err), 1, "one message: %s", co.err);
+	cr_assert(strstr(co.err, "CLEARPAGES_PROFILE") && strstr(co.err, "/nonexistent/x.profile"), "%s", co.err);
 
 	const char *const bad[] = { "CLEARPAGES_PROFILE", PROFILE("version 1\nnt_from 8M\nbogus 1\n"),
 				    NULL };
-	in_child_env(bad, policy_is_default, err, sizeof(err));
-	cr_assert_eq(lines(err), 1, "one message: %s", err);
-	cr_assert(strstr(err, "line 3") && strstr(err, "unknown key"), "%s", err);
+	co = in_child(bad, policy_is_default);
+	cr_assert_eq(count_lines(co.err), 1, "one message: %s", co.err);
+	cr_assert(strstr(co.err, "line 3") && strstr(co.err, "unknown key"), "%s", co.err);
 
 	const char *const quiet[] = { "CLEARPAGES_PROFILE", "/nonexistent/x.profile",
 				      "CLEARPAGES_QUIET", "1", NULL };
-	in_child_env(quiet, policy_is_default, err, sizeof(err));
-	cr_assert_str_empty(err);
+	co = in_child(quiet, policy_is_default);
+	cr_assert_str_empty(co.err);
 }
 
 static void disabled_kernel_rejected(void)
@@ -275,10 +241,10 @@ static void disabled_kernel_rejected(void)
 
 Test(profile, disabled_kernel_rejected)
 {
-	char err[1024];
+	struct child_out co;
 	const char *const e[] = { "CLEARPAGES_DISABLE", "avx2,sve", NULL };
-	in_child_env(e, disabled_kernel_rejected, err, sizeof(err));
-	cr_assert_str_empty(err);
+	co = in_child(e, disabled_kernel_rejected);
+	cr_assert_str_empty(co.err);
 }
 
 static void forced_kernel_wins(void)
@@ -290,8 +256,8 @@ static void forced_kernel_wins(void)
 
 Test(profile, forced_kernel_wins_over_profile)
 {
-	char err[1024];
+	struct child_out co;
 	const char *const e[] = { "CLEARPAGES_KERNEL", BASELINE, NULL };
-	in_child_env(e, forced_kernel_wins, err, sizeof(err));
-	cr_assert_str_empty(err);
+	co = in_child(e, forced_kernel_wins);
+	cr_assert_str_empty(co.err);
 }

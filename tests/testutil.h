@@ -6,6 +6,8 @@
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
+#include <stdio.h>
+#include <sys/wait.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +95,68 @@ static inline uint64_t rnd(uint64_t *s)
 {
 	*s ^= *s >> 12; *s ^= *s << 25; *s ^= *s >> 27;
 	return *s * 0x2545F4914F6CDD1Dull;
+}
+
+/*
+ * Run body() in a child process: the library reads its environment once, at
+ * its first use, so every environment case needs a fresh process (the parent
+ * must not have used the library before forking). The child starts with no
+ * CLEARPAGES_* variable of the runner's, then gets the NAME, VALUE pairs of
+ * envs (NULL-terminated); its stdout and stderr are captured; a hang fails
+ * after 20 s; it must exit 0 (body() exits non-zero to report a failed step).
+ */
+struct child_out {
+	char out[2048];
+	char err[2048];
+};
+
+static inline void read_back(FILE *f, char *buf, size_t size)
+{
+	rewind(f);
+	size_t n = fread(buf, 1, size - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+}
+
+static inline struct child_out in_child(const char *const *envs, void (*body)(void))
+{
+	static const char *const vars[] = { "CLEARPAGES_KERNEL", "CLEARPAGES_DISABLE",
+		"CLEARPAGES_NT_THRESHOLD", "CLEARPAGES_PROFILE", "CLEARPAGES_QUIET" };
+	struct child_out co;
+	FILE *out = tmpfile(), *err = tmpfile();
+	cr_assert(out && err);
+	fflush(NULL);
+	pid_t pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		dup2(fileno(out), 1);
+		dup2(fileno(err), 2);
+		for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+			unsetenv(vars[i]);
+		for (; *envs; envs += 2)
+			setenv(envs[0], envs[1], 1);
+		alarm(20);
+		body();
+		fflush(stdout);
+		_exit(0);
+	}
+	int status;
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	read_back(out, co.out, sizeof(co.out));
+	read_back(err, co.err, sizeof(co.err));
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		  "child failed (status 0x%x: exit code = failing step), stderr: %s", status, co.err);
+	return co;
+}
+
+static const char *const no_env[] = { NULL };
+
+static inline size_t count_lines(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
 }
 
 #endif
