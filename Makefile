@@ -16,6 +16,12 @@ endif
 BUILD := build/$(ARCH)
 OBJ   := $(BUILD)/obj
 
+# Steps of `make test`, run in this order; fragments append theirs.
+TEST_STEPS := test-native
+# Debian packages `make deps` installs; fragments append theirs.
+DEPS_PKGS := make gcc libc6-dev pkg-config libcriterion-dev
+DEPS_STEPS :=
+
 include mk/arch-$(ARCH).mk
 
 CFLAGS   ?= -O2 -g
@@ -30,12 +36,6 @@ KERNEL_OBJS := $(patsubst %,$(BUILD)/kernels/%.o,$(KERNELS))
 
 LIB_A  := $(BUILD)/libclearpages.a
 ALL_OBJ := $(BUILD)/clearpages.o
-
-# Steps of `make test`, run in this order; fragments append theirs.
-TEST_STEPS := test-native
-# Debian packages `make deps` installs; fragments append theirs.
-DEPS_PKGS := make gcc libc6-dev pkg-config libcriterion-dev
-DEPS_STEPS :=
 
 .PHONY: all lib test bench deps clean
 all: lib
@@ -68,7 +68,7 @@ test:
 	exit $$status
 
 deps:
-	@scripts/deps.sh $(DEPS_PKGS)
+	@scripts/deps.sh $(sort $(DEPS_PKGS))
 	@for step in $(DEPS_STEPS); do $(MAKE) --no-print-directory $$step || exit 1; done
 
 clean:
