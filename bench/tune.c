@@ -1,7 +1,7 @@
 /*
  * tune: measure every usable kernel (or --kernel) at extents from 4 KiB to
  * 1 GiB (--sizes) here, derive the extent policy and write it as a profile
- * (docs/tuning.md); then verify it in the same run: cp_clear_pages with the
+ * (common/README.md); then verify it in the same run: cp_clear_pages with the
  * defaults against cp_clear_pages with the profile, cp_set_profile switching
  * between them, interleaved rounds, every extent.
  *
@@ -149,7 +149,7 @@ static void write_profile(FILE *f, const struct medians *m, const struct choice 
 	time_t now = time(NULL);
 	char date[32];
 	strftime(date, sizeof(date), "%Y-%m-%d", gmtime(&now));
-	fprintf(f, "# clearpages profile written by `clearbench tune` on %s (format: docs/tuning.md)\n"
+	fprintf(f, "# clearpages profile written by `clearbench tune` on %s (format: common/README.md)\n"
 		"# cpu: %s; medians over interleaved, shuffled, warmed-up rounds\n"
 		"version 1\narch %s\n", date, s->cpu.model, m->k[0]->arch);
 	if (c->temporal >= 0) {

@@ -27,7 +27,7 @@
 
 /*
  * Smallest share worth a thread, measured with `clearbench parallel` on the
- * 2-vCPU host of docs/tuning.md: there one thread already takes all the memory
+ * 2-vCPU host of common/README.md: there one thread already takes all the memory
  * bandwidth the VM gets, and two shares cost 20 % at 1 MiB, 5 % at 8-16 MiB and
  * nothing measurable from 32 MiB (16 MiB a share). Smaller extents stay on the
  * calling thread.

@@ -1,5 +1,5 @@
 /*
- * Tuned profiles: a small text file (format in docs/tuning.md) that replaces
+ * Tuned profiles: a small text file (format in common/README.md) that replaces
  * the extent policy's bands and kernels. Loaded once at initialisation from
  * CLEARPAGES_PROFILE, or at any time through cp_set_profile().
  *

@@ -1,7 +1,7 @@
 # Reliability (issue 6): the x86 CPU-model matrix under qemu-x86_64, libFuzzer
 # targets, the Criterion suite under ASan+UBSan and under valgrind, and a
 # multi-threaded stress run. Each step prints how long it took; see
-# docs/reliability.md. The hostile-environment and signal tests are Criterion
+# tests/README.md. The hostile-environment and signal tests are Criterion
 # files (tests/test_hostile_env.c, tests/test_signal.c) run by test-native.
 .PHONY: test-x86-models test-fuzz test-asan test-valgrind test-stress \
         rel-x86-models rel-fuzz rel-asan rel-valgrind rel-stress FORCE

@@ -3,7 +3,7 @@
  * cp_clear_pages/_hot/_cold, cp_clear and cp_kernel_for are one acquire load,
  * a kernel call and memset, so a signal handler may call them. (The first
  * call initialises with pthread_once and getenv: not safe in a handler.)
- * docs/reliability.md lists the entry points.
+ * tests/README.md lists the entry points.
  */
 #include "testutil.h"
 #include <signal.h>
