@@ -29,34 +29,30 @@ int cp__check_pages(const void *addr, size_t npages)
 	return 0;
 }
 
-int cp_clear_pages(void *addr, size_t npages)
+/* The three page calls: checks, then the kernel that `pick` chooses. */
+static inline int clear_checked(void *addr, size_t npages, cp__pick_fn pick)
 {
 	if (npages == 0)
 		return 0;
 	if (cp__check_pages(addr, npages))
 		return -EINVAL;
-	cp__pick(npages)->clear(addr, npages);
+	pick(npages)->clear(addr, npages);
 	return 0;
+}
+
+int cp_clear_pages(void *addr, size_t npages)
+{
+	return clear_checked(addr, npages, cp__pick);
 }
 
 int cp_clear_pages_hot(void *addr, size_t npages)
 {
-	if (npages == 0)
-		return 0;
-	if (cp__check_pages(addr, npages))
-		return -EINVAL;
-	cp__pick_hot(npages)->clear(addr, npages);
-	return 0;
+	return clear_checked(addr, npages, cp__pick_hot);
 }
 
 int cp_clear_pages_cold(void *addr, size_t npages)
 {
-	if (npages == 0)
-		return 0;
-	if (cp__check_pages(addr, npages))
-		return -EINVAL;
-	cp__pick_cold(npages)->clear(addr, npages);
-	return 0;
+	return clear_checked(addr, npages, cp__pick_cold);
 }
 
 /* Any address, any length: the whole pages inside through the dispatcher,

@@ -4,25 +4,9 @@
 ; reads the memory soon. sfence orders them before later stores.
 %include "cp_x86_64.inc"
 
-%define dst	rdi
-%define dstend	rsi
-
 CP_FUNC cp_x86_64_movnti
-	shl	rsi, 12
-	add	dstend, dst
 	xor	eax, eax
-.line:
-	movnti	[dst + 0], rax
-	movnti	[dst + 8], rax
-	movnti	[dst + 16], rax
-	movnti	[dst + 24], rax
-	movnti	[dst + 32], rax
-	movnti	[dst + 40], rax
-	movnti	[dst + 48], rax
-	movnti	[dst + 56], rax
-	add	dst, 64
-	cmp	dst, dstend
-	jb	.line
+	CP_STORE_LOOP movnti, rax, 8
 	sfence
 	ret
 CP_ENDFUNC cp_x86_64_movnti
