@@ -27,12 +27,12 @@
 
 /*
  * Smallest share worth a thread, measured with `clearbench parallel` on the
- * 2-vCPU host of common/README.md: there one thread already takes all the memory
- * bandwidth the VM gets, and two shares cost 20 % at 1 MiB, 5 % at 8-16 MiB and
- * nothing measurable from 32 MiB (16 MiB a share). Smaller extents stay on the
- * calling thread.
+ * 2-vCPU host of common/README.md (two shares against one thread): quiet,
+ * 1.19x at 4 MiB, 1.69x at 8 MiB, 1.9x from 64 MiB; with the other vCPU busy,
+ * 0.93 at 4 MiB and 0.95-0.98 at 8-16 MiB. 4 MiB a share: extents from 8 MiB
+ * split, smaller ones stay on the calling thread.
  */
-#define MIN_SHARE_PAGES 4096u
+#define MIN_SHARE_PAGES 1024u
 const size_t cp__parallel_min_share_pages = MIN_SHARE_PAGES;   /* for clearbench */
 #define POOL_MAX_WORKERS 255u
 #define WORKER_STACK_BYTES (64u * 1024u)
