@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 /* What the child reports: the kernel list and the policy's choices. */
-static void report(void)
+CHILD_BODY(report)
 {
 	const struct cp_kernel *const *list;
 	size_t n = cp_kernels(&list);
@@ -113,7 +113,7 @@ Test(env, disable_masks_kernels_case_insensitive)
 	cr_assert_str_empty(co.err, "the other arch's token is ignored silently: %s", co.err);
 }
 
-static void find_feature_kernel(void)
+CHILD_BODY(find_feature_kernel)
 {
 	printf("find=%s\n", cp_kernel_find(FEATURE) ? "yes" : "no");
 }
@@ -197,7 +197,7 @@ static void *first_call(void *arg)
 	return NULL;
 }
 
-static void sixteen_threads(void)
+CHILD_BODY(sixteen_threads)
 {
 	pthread_t t[NTHREADS];
 	pthread_barrier_init(&start, NULL, NTHREADS);

@@ -1,29 +1,17 @@
 /*
  * Hostile environment: garbage, empty, huge, negative and mixed-case values
  * of every CLEARPAGES_* variable. The library reads the environment once, so
- * each case runs in a fresh process: this test binary exec'd again with the
- * case's environment and CP_HOSTILE_PROBE=1, which a constructor answers before
- * Criterion starts. (exec, not a bare fork: library code run in a forked copy
- * of a multi-threaded Criterion worker was seen to hang on the stderr lock.)
+ * each case runs in a fresh process (testutil.h's run_child: this test binary
+ * exec'd again with the case's environment).
  * Every bad value gives exactly one message naming the variable, is ignored
  * (the policy is the one of an empty environment), and never crashes: the
  * child clears and verifies memory through every entry point.
  */
 #include "testutil.h"
 #include <stdio.h>
-#include <sys/wait.h>
-
-extern char **environ;
-
-/* What a child reported: its status and what it wrote on stdout and stderr. */
-struct probe {
-	int status;
-	char policy[1024];
-	char messages[8192];
-};
 
 /* The child's body: the policy it sees on stdout, then clears, verified. */
-static void report_and_clear(void)
+CHILD_BODY(report_and_clear)
 {
 	const struct cp_kernel *const *list;
 	size_t n = cp_kernels(&list);
@@ -51,71 +39,6 @@ static void report_and_clear(void)
 	free(p);
 }
 
-/* In the re-exec'd binary: answer the probe and exit before Criterion runs. */
-__attribute__((constructor)) static void probe_when_asked(void)
-{
-	if (getenv("CP_HOSTILE_PROBE")) {
-		alarm(20);           /* a hang (say, a deadlock in initialisation) is a failure */
-		report_and_clear();
-		fflush(NULL);
-		_exit(0);
-	}
-}
-
-static void slurp(int fd, char *buf, size_t size)
-{
-	ssize_t n = pread(fd, buf, size - 1, 0);
-	buf[n > 0 ? n : 0] = '\0';
-	close(fd);
-}
-
-/* Run the probe in a fresh process whose environment is ours without any
- * CLEARPAGES_* variable, plus NAME=VALUE pairs (NULL-terminated). */
-static struct probe probe_env(const char *const *pairs)
-{
-	struct probe pr;
-	char *envp[256], *own[32];
-	size_t n = 0, nown = 0;
-	for (char **e = environ; *e && n < 200; e++)
-		if (strncmp(*e, "CLEARPAGES_", 11))
-			envp[n++] = *e;
-	for (; *pairs; pairs += 2) {
-		cr_assert(nown < 32);
-		own[nown] = malloc(strlen(pairs[0]) + strlen(pairs[1]) + 2);
-		sprintf(own[nown], "%s=%s", pairs[0], pairs[1]);
-		envp[n++] = own[nown++];
-	}
-	envp[n++] = "CP_HOSTILE_PROBE=1";
-	envp[n] = NULL;
-
-	FILE *out = tmpfile(), *err = tmpfile();
-	cr_assert(out && err, "tmpfile");
-	int out_fd = dup(fileno(out)), err_fd = dup(fileno(err));
-	fclose(out);
-	fclose(err);
-	/* the path, not /proc/self/exe itself: under valgrind or qemu-user that
-	 * is the emulator, while readlink() answers for the test binary */
-	char self[4096];
-	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	cr_assert(len > 0, "readlink /proc/self/exe");
-	self[len] = '\0';
-	char *argv[] = { self, NULL };
-	pid_t pid = fork();
-	cr_assert(pid >= 0, "fork");
-	if (pid == 0) {          /* only async-signal-safe calls until exec */
-		dup2(out_fd, STDOUT_FILENO);
-		dup2(err_fd, STDERR_FILENO);
-		execve(self, argv, envp);
-		_exit(127);
-	}
-	cr_assert_eq(waitpid(pid, &pr.status, 0), pid);
-	slurp(out_fd, pr.policy, sizeof(pr.policy));
-	slurp(err_fd, pr.messages, sizeof(pr.messages));
-	while (nown)
-		free(own[--nown]);
-	return pr;
-}
-
 /* Lines of s, and how many of them are library messages naming `var`. */
 static void count_messages(const char *s, const char *var, size_t *lines, size_t *naming)
 {
@@ -132,11 +55,11 @@ static void count_messages(const char *s, const char *var, size_t *lines, size_t
 static void assert_ignored_with_messages(const char *var, const char *value, size_t want)
 {
 	static const char *const none[] = { NULL };
-	static struct probe base;            /* per test process: one baseline */
-	if (!base.policy[0])
-		base = probe_env(none);
+	static struct child_out base;        /* per test process: one baseline */
+	if (!base.out[0])
+		base = run_child(none, "report_and_clear");
 	const char *const pairs[] = { var, value, NULL };
-	struct probe pr = probe_env(pairs);
+	struct child_out pr = run_child(pairs, "report_and_clear");
 	size_t lines, naming;
 	char shown[48];
 
@@ -145,10 +68,10 @@ static void assert_ignored_with_messages(const char *var, const char *value, siz
 		  "%s='%s': the probe %s (status 0x%x)", var, shown,
 		  WIFSIGNALED(pr.status) && WTERMSIG(pr.status) == SIGALRM ? "hung for 20 s" :
 		  "crashed or failed to clear", pr.status);
-	count_messages(pr.messages, var, &lines, &naming);
+	count_messages(pr.err, var, &lines, &naming);
 	cr_assert(lines == want && naming == want, "%s='%s': %zu message(s) expected, got: %s",
-		  var, shown, want, pr.messages);
-	cr_assert_str_eq(pr.policy, base.policy, "%s='%s' must be ignored", var, shown);
+		  var, shown, want, pr.err);
+	cr_assert_str_eq(pr.out, base.out, "%s='%s' must be ignored", var, shown);
 }
 
 /* A value of n copies of c. */
@@ -242,14 +165,14 @@ Test(hostile_env, all_bad_at_once)
 		"CLEARPAGES_NT_THRESHOLD", "CLEARPAGES_PROFILE", "CLEARPAGES_QUIET" };
 	const char *const pairs[] = { vars[0], "-1", vars[1], "-1", vars[2], "-1",
 				      vars[3], "-1", vars[4], "-1", NULL };
-	struct probe pr = probe_env(pairs);
+	struct child_out pr = run_child(pairs, "report_and_clear");
 	cr_assert(WIFEXITED(pr.status) && WEXITSTATUS(pr.status) == 0,
 		  "the probe hung, crashed or failed to clear (status 0x%x)", pr.status);
 	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
 		size_t lines, naming;
-		count_messages(pr.messages, vars[i], &lines, &naming);
-		cr_assert_eq(lines, 5, "five messages expected: %s", pr.messages);
-		cr_assert_eq(naming, 1, "one message naming %s: %s", vars[i], pr.messages);
+		count_messages(pr.err, vars[i], &lines, &naming);
+		cr_assert_eq(lines, 5, "five messages expected: %s", pr.err);
+		cr_assert_eq(naming, 1, "one message naming %s: %s", vars[i], pr.err);
 	}
 }
 

@@ -144,7 +144,8 @@ Test(parallel, pool_reused_and_grown)
  * natively; qemu-user adds its own). */
 static unsigned child_threads;
 
-/* Run body in a child (testutil.h's in_child), counting its threads first. */
+/* Run body in a forked child (the pool across fork() is what is tested),
+ * counting its threads first. */
 static void (*child_body)(void);
 
 static void count_threads_then_body(void)
@@ -156,7 +157,7 @@ static void count_threads_then_body(void)
 static void in_child_ok(void (*body)(void))
 {
 	child_body = body;
-	in_child(no_env, count_threads_then_body);
+	in_forked_child(count_threads_then_body);
 }
 
 static unsigned char *child_buf;

@@ -191,7 +191,7 @@ Test(profile, missing_or_unreadable_is_enoent)
 	assert_policy_eq(policy_now(), before, "missing file");
 }
 
-static void baseline_profile_applied(void)
+CHILD_BODY(baseline_profile_applied)
 {
 	const struct cp__policy *p = &cp__state()->policy;
 	if (p->nt_from_pages != 2048 || strcmp(p->temporal->name, BASELINE) ||
@@ -199,7 +199,7 @@ static void baseline_profile_applied(void)
 		_exit(2);
 }
 
-static void policy_is_default(void)
+CHILD_BODY(policy_is_default)
 {
 	const struct cp__state *s = cp__state();
 	if (memcmp(&s->policy, &s->defaults, sizeof(s->policy)))
@@ -232,7 +232,7 @@ Test(profile, env_profile_loaded_at_init)
 	cr_assert_str_empty(co.err);
 }
 
-static void disabled_kernel_rejected(void)
+CHILD_BODY(disabled_kernel_rejected)
 {
 	if (cp_set_profile(PROFILE("version 1\ntemporal avx2\n")) != -EINVAL ||
 	    cp_set_profile(PROFILE("version 1\ntemporal sve\n")) != -EINVAL)
@@ -247,7 +247,7 @@ Test(profile, disabled_kernel_rejected)
 	cr_assert_str_empty(co.err);
 }
 
-static void forced_kernel_wins(void)
+CHILD_BODY(forced_kernel_wins)
 {
 	if (cp_set_profile(full_profile()) || strcmp(cp_kernel_for(1)->name, BASELINE) ||
 	    strcmp(cp_kernel_for(SIZE_MAX / CP_PAGE_SIZE)->name, BASELINE))

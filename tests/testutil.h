@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <sys/wait.h>
 #include <stdint.h>
@@ -98,55 +99,125 @@ static inline uint64_t rnd(uint64_t *s)
 }
 
 /*
- * Run body() in a child process: the library reads its environment once, at
- * its first use, so every environment case needs a fresh process (the parent
- * must not have used the library before forking). The child starts with no
- * CLEARPAGES_* variable of the runner's, then gets the NAME, VALUE pairs of
- * envs (NULL-terminated); its stdout and stderr are captured; a hang fails
- * after 20 s; it must exit 0 (body() exits non-zero to report a failed step).
+ * Child processes. The library reads its environment once, at its first use,
+ * so every environment case needs a fresh process. A bare fork() of a Criterion
+ * worker (which has a second thread) was seen to hang on the stderr lock, so
+ * the child is this test binary exec'd again: CP_CHILD_BODY=<name> makes the
+ * constructor of the body declared with CHILD_BODY(name) run it and exit
+ * before Criterion starts. The child's environment is ours without any
+ * CLEARPAGES_* variable, plus the NAME, VALUE pairs of envs (NULL-terminated);
+ * its stdout and stderr are captured; a hang ends after 20 s (SIGALRM).
  */
-struct child_out {
-	char out[2048];
-	char err[2048];
-};
+extern char **environ;
 
-static inline void read_back(FILE *f, char *buf, size_t size)
+static inline void child_body_if_asked(const char *name, void (*body)(void))
 {
-	rewind(f);
-	size_t n = fread(buf, 1, size - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-}
-
-static inline struct child_out in_child(const char *const *envs, void (*body)(void))
-{
-	static const char *const vars[] = { "CLEARPAGES_KERNEL", "CLEARPAGES_DISABLE",
-		"CLEARPAGES_NT_THRESHOLD", "CLEARPAGES_PROFILE", "CLEARPAGES_QUIET" };
-	struct child_out co;
-	FILE *out = tmpfile(), *err = tmpfile();
-	cr_assert(out && err);
-	fflush(NULL);
-	pid_t pid = fork();
-	cr_assert(pid >= 0);
-	if (pid == 0) {
-		dup2(fileno(out), 1);
-		dup2(fileno(err), 2);
-		for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
-			unsetenv(vars[i]);
-		for (; *envs; envs += 2)
-			setenv(envs[0], envs[1], 1);
+	const char *want = getenv("CP_CHILD_BODY");
+	if (want && !strcmp(want, name)) {
 		alarm(20);
 		body();
-		fflush(stdout);
+		fflush(NULL);
+		_exit(0);
+	}
+}
+
+#define CHILD_BODY(name) \
+	static void name(void); \
+	__attribute__((constructor)) static void name##_if_asked(void) \
+	{ child_body_if_asked(#name, name); } \
+	static void name(void)
+
+struct child_out {
+	int status;             /* as from waitpid */
+	char out[8192];         /* what the child printed on stdout */
+	char err[8192];         /* and on stderr: the library's messages */
+};
+
+static inline void read_back(int fd, char *buf, size_t size)
+{
+	ssize_t n = pread(fd, buf, size - 1, 0);
+	buf[n > 0 ? n : 0] = '\0';
+	close(fd);
+}
+
+/* Run the body called `name` in a fresh exec of this binary; no assertion on
+ * how it ended (see in_child). */
+static inline struct child_out run_child(const char *const *envs, const char *name)
+{
+	struct child_out co;
+	char *envp[256], *own[33];
+	size_t n = 0, nown = 0;
+	for (char **e = environ; *e && n < 200; e++)
+		if (strncmp(*e, "CLEARPAGES_", 11) && strncmp(*e, "CP_CHILD_BODY=", 14))
+			envp[n++] = *e;
+	for (; *envs; envs += 2) {
+		cr_assert(nown < 32, "too many variables");
+		own[nown] = malloc(strlen(envs[0]) + strlen(envs[1]) + 2);
+		cr_assert(own[nown]);
+		sprintf(own[nown], "%s=%s", envs[0], envs[1]);
+		envp[n++] = own[nown++];
+	}
+	own[nown] = malloc(strlen(name) + sizeof("CP_CHILD_BODY="));
+	cr_assert(own[nown]);
+	sprintf(own[nown], "CP_CHILD_BODY=%s", name);
+	envp[n++] = own[nown++];
+	envp[n] = NULL;
+
+	FILE *out = tmpfile(), *err = tmpfile();
+	cr_assert(out && err, "tmpfile");
+	int out_fd = dup(fileno(out)), err_fd = dup(fileno(err));
+	fclose(out);
+	fclose(err);
+	/* readlink's path, not /proc/self/exe itself: under valgrind or qemu-user
+	 * that is the emulator, while readlink() answers for the test binary */
+	char self[4096];
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	cr_assert(len > 0, "readlink /proc/self/exe");
+	self[len] = '\0';
+	char *argv[] = { self, NULL };
+	pid_t pid = fork();
+	cr_assert(pid >= 0, "fork");
+	if (pid == 0) {          /* only async-signal-safe calls until exec */
+		dup2(out_fd, STDOUT_FILENO);
+		dup2(err_fd, STDERR_FILENO);
+		execve(self, argv, envp);
+		_exit(127);
+	}
+	cr_assert_eq(waitpid(pid, &co.status, 0), pid);
+	read_back(out_fd, co.out, sizeof(co.out));
+	read_back(err_fd, co.err, sizeof(co.err));
+	while (nown)
+		free(own[--nown]);
+	return co;
+}
+
+/* The same, asserting that the child exited 0 (a body exits non-zero to
+ * report a failed step). */
+static inline struct child_out in_child_named(const char *const *envs, const char *name)
+{
+	struct child_out co = run_child(envs, name);
+	cr_assert(WIFEXITED(co.status) && WEXITSTATUS(co.status) == 0,
+		  "child %s failed (status 0x%x: exit code = failing step; SIGALRM = hung), "
+		  "stderr: %s", name, co.status, co.err);
+	return co;
+}
+#define in_child(envs, body) in_child_named(envs, #body)
+
+/* fork() semantics themselves under test (the parallel pool across fork):
+ * body runs in a forked copy and must touch no stdio; it must exit 0. */
+static inline void in_forked_child(void (*body)(void))
+{
+	pid_t pid = fork();
+	cr_assert(pid >= 0, "fork");
+	if (pid == 0) {
+		alarm(20);
+		body();
 		_exit(0);
 	}
 	int status;
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
-	read_back(out, co.out, sizeof(co.out));
-	read_back(err, co.err, sizeof(co.err));
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-		  "child failed (status 0x%x: exit code = failing step), stderr: %s", status, co.err);
-	return co;
+		  "forked child failed: status 0x%x (exit code = failing step)", status);
 }
 
 static const char *const no_env[] = { NULL };
