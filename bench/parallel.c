@@ -13,8 +13,6 @@
 #include "clearbench.h"
 #include "internal.h"
 
-/* common/parallel.c: the library's smallest share, and the parallel call
- * with another one. */
 #define MAX_CONTENDERS 64
 
 /* Contender i splits into shares_of[i] shares of at least min_share_of[i] pages. */

@@ -42,6 +42,7 @@ struct worker {
 	pthread_cond_t wake;
 	void *addr;                /* the share; npages 0 = nothing to do */
 	size_t npages;
+	const struct cp_kernel *kernel;   /* the whole extent's kernel */
 	int stop;                  /* leave worker_main (the library is going away) */
 };
 
@@ -69,8 +70,9 @@ static void *worker_main(void *arg)
 			break;
 		void *addr = w->addr;
 		size_t npages = w->npages;
+		const struct cp_kernel *kernel = w->kernel;
 		pthread_mutex_unlock(&pool.lock);
-		cp__pick(npages)->clear(addr, npages);
+		kernel->clear(addr, npages);
 		pthread_mutex_lock(&pool.lock);
 		w->npages = 0;
 		if (--pool.pending == 0)
@@ -153,8 +155,10 @@ static void __attribute__((destructor)) pool_shutdown(void)
 	}
 	pool.nworkers = 0;
 	pthread_mutex_unlock(&pool.lock);
-	for (unsigned i = 0; i < n; i++)
+	for (unsigned i = 0; i < n; i++) {
 		pthread_join(pool.workers[i].thread, NULL);
+		pthread_cond_destroy(&pool.workers[i].wake);
+	}
 	pthread_mutex_unlock(&pool.owner);
 }
 
@@ -194,6 +198,10 @@ int cp__clear_pages_parallel_min(void *addr, size_t npages, unsigned nthreads,
 		return 0;
 	if (cp__check_pages(addr, npages))
 		return -EINVAL;
+	/* One kernel for every share, chosen for the whole extent: the shares
+	 * together write all of it through the caches they share. (Picking here
+	 * also initialises the library on the caller's thread.) */
+	const struct cp_kernel *kernel = cp__pick(npages);
 	if (nthreads == 0)
 		nthreads = allowed_cpus();
 	size_t by_size = npages / min_share_pages;
@@ -201,7 +209,7 @@ int cp__clear_pages_parallel_min(void *addr, size_t npages, unsigned nthreads,
 	if (shares > POOL_MAX_WORKERS + 1)
 		shares = POOL_MAX_WORKERS + 1;
 	if (shares <= 1 || pthread_mutex_trylock(&pool.owner)) {
-		cp__pick(npages)->clear(addr, npages);   /* small, or the pool is busy */
+		kernel->clear(addr, npages);   /* small, or the pool is busy */
 		return 0;
 	}
 	pthread_once(&atfork_once, register_atfork);
@@ -216,12 +224,13 @@ int cp__clear_pages_parallel_min(void *addr, size_t npages, unsigned nthreads,
 	for (unsigned i = 1; i < shares; i++) {
 		struct worker *w = &pool.workers[i - 1];
 		share_of(addr, npages, shares, i, &w->addr, &w->npages);
+		w->kernel = kernel;
 		pthread_cond_signal(&w->wake);
 	}
 	pthread_mutex_unlock(&pool.lock);
 
 	share_of(addr, npages, shares, 0, &share_addr, &share_pages);
-	cp__pick(share_pages)->clear(share_addr, share_pages);
+	kernel->clear(share_addr, share_pages);
 
 	pthread_mutex_lock(&pool.lock);
 	while (pool.pending)

@@ -5,8 +5,8 @@
  * grown short when threads cannot start, sized by the affinity mask) and
  * concurrent callers.
  *
- * The library splits only into shares of cp__parallel_min_share_pages (16 MiB
- * here); most tests go through cp__clear_pages_parallel_min with one-page
+ * The library splits only into shares of cp__parallel_min_share_pages (1024
+ * pages, 4 MiB); most tests go through cp__clear_pages_parallel_min with one-page
  * shares, so that every split happens at extents that stay quick under qemu.
  * Threads are counted in /proc/self/task: the pool is only observable there.
  */
@@ -19,8 +19,6 @@
 #include <stdio.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
-
-/* common/parallel.c (to move to internal.h) */
 
 /* Split into shares of at least SHARE pages: BIG_PAGES gives 8 of them. */
 #define SHARE 16u
