@@ -49,6 +49,6 @@ ENTRY_HIDDEN cp__arm64_dc_zva_step
 	dc	zva, tmp
 	add	dst, dst, step2
 	cmp	dst, dstend
-	b.lo	1b
+	b.ne	1b
 	ret
 END cp__arm64_dc_zva_step

@@ -15,10 +15,10 @@
 
 #define dst	x0	/* in: addr */
 #define count	x1	/* in: npages */
-#define dstend	x2
-#define limit	x3	/* last address where four whole vectors still fit */
-#define rem	x4	/* bytes left for the predicated tail */
-#define off	x5
+#define step	x2	/* 4 x VL bytes */
+#define rem	x3	/* bytes left; counted, not compared against an end
+			   address, which would wrap for a range ending at 2^64 */
+#define off	x4
 
 	.arch	armv8.2-a+sve
 
@@ -26,22 +26,22 @@
 ENTRY cp_arm64_sve
 	mov	z0.b, #0
 	ptrue	p0.b
-	add	dstend, dst, count, lsl CP_PAGE_SHIFT
-	addvl	limit, dstend, #-4		/* dstend - 4 x VL; VL <= 256 */
-	cmp	dst, limit
-	b.hi	2f
+	lsl	rem, count, CP_PAGE_SHIFT
+	cntb	step, all, mul #4
+	cmp	rem, step
+	b.lo	2f
 	/* Four whole vectors per iteration while they fit. */
 1:	st1b	z0.b, p0, [dst, #0, mul vl]
 	st1b	z0.b, p0, [dst, #1, mul vl]
 	st1b	z0.b, p0, [dst, #2, mul vl]
 	st1b	z0.b, p0, [dst, #3, mul vl]
 	addvl	dst, dst, #4
-	cmp	dst, limit
-	b.ls	1b
+	sub	rem, rem, step
+	cmp	rem, step
+	b.hs	1b
 	/* Tail (< 4 x VL; none when VL is a power of two): whilelo stops exactly
-	   at dstend. */
-2:	sub	rem, dstend, dst
-	mov	off, 0
+	   after rem bytes. */
+2:	mov	off, 0
 	whilelo	p1.b, off, rem
 	b.none	4f
 3:	st1b	z0.b, p1, [dst, off]

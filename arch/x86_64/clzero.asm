@@ -14,7 +14,7 @@ CP_FUNC cp_x86_64_clzero
 	clzero
 	add	rax, 64
 	cmp	rax, dstend
-	jb	.line
+	jne	.line                   ; lands on dstend exactly, even at 2^64
 	sfence
 	ret
 CP_ENDFUNC cp_x86_64_clzero
