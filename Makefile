@@ -16,7 +16,10 @@ endif
 BUILD := build/$(ARCH)
 OBJ   := $(BUILD)/obj
 
-# Steps of `make test`, run in this order; fragments append theirs.
+# Steps of `make test`, run in this order; fragments append theirs. A step
+# still running after STEP_TIMEOUT seconds is killed and fails: a hang must
+# not eat CI's 90 minutes (the slowest step takes about 70 s here).
+STEP_TIMEOUT ?= 900
 TEST_STEPS := test-native
 # Debian packages `make deps` installs; fragments append theirs.
 DEPS_PKGS := make gcc libc6-dev pkg-config libcriterion-dev
@@ -62,7 +65,7 @@ include $(sort $(filter-out mk/arch-%,$(wildcard mk/*.mk)))
 test:
 	@status=0; for step in $(TEST_STEPS); do \
 	    echo "=== make $$step"; \
-	    $(MAKE) --no-print-directory ARCH=$(ARCH) $$step || status=1; \
+	    timeout -k 10 $(STEP_TIMEOUT) $(MAKE) --no-print-directory ARCH=$(ARCH) $$step || status=1; \
 	done; \
 	if [ $$status -ne 0 ]; then echo "make test: FAILED"; else echo "make test: all steps passed"; fi; \
 	exit $$status

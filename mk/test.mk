@@ -9,7 +9,10 @@ $(TEST_BIN): $(TEST_SRCS) tests/testutil.h $(LIB_A) | $(BUILD)/tests
 	$(CC) $(CP_CFLAGS) $(CFLAGS) -fvisibility=default $(CRIT_CFLAGS) -Itests \
 	    -o $@ $(TEST_SRCS) $(LIB_A) $(CRIT_LIBS) -lpthread
 
+# Seconds one Criterion test may run before it counts as failed (a hang).
+TEST_TIMEOUT ?= 120
+
 .PHONY: test-native
 # The suite on this machine, natively (ARCH matching the host).
 test-native: $(TEST_BIN)
-	$(RUN) $(TEST_BIN) --jobs=2
+	$(RUN) $(TEST_BIN) --jobs=2 --timeout=$(TEST_TIMEOUT)

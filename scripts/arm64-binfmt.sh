@@ -80,6 +80,8 @@ run)
 		qemu=${QEMU_AARCH64:-qemu-aarch64}
 		register "$qemu" || { echo "arm64-binfmt: cannot run aarch64 binaries here" >&2; exit 1; }
 		mine=1
+		# a timeout's SIGTERM must not leave the entry registered
+		trap 'unregister; exit 143' INT TERM
 	fi
 	"$@"
 	rc=$?

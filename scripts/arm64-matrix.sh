@@ -99,7 +99,7 @@ printf '%s\n' "$ROWS" | { while IFS='|' read -r name cpu disable expect block vl
 	env QEMU_CPU="$cpu" QEMU_LD_PREFIX="$SYSROOT" CP_TEST_QUICK=1 \
 	    CLEARPAGES_DISABLE="$disable" CP_EXPECT_KERNELS="$expect" \
 	    CP_EXPECT_DCZVA_BLOCK="$block" CP_EXPECT_SVE_VL="$vl" \
-	    timeout 900 "$BIN" --jobs="$JOBS" >"$log" 2>&1
+	    timeout -k 10 300 "$BIN" --jobs="$JOBS" --timeout=120 >"$log" 2>&1
 	rc=$?
 	t2=$(date +%s)
 	tally=$(sed -n 's/.*Synthesis: //p' "$log" | tail -1 | sed 's/ *$//')

@@ -9,7 +9,7 @@ seconds=$1 dir=$2
 shift 2
 for t in "$@"; do
 	mkdir -p "$dir/corpus-$t"
-	"$dir/fuzz_$t" -max_total_time="$seconds" -print_final_stats=1 \
+	"$dir/fuzz_$t" -max_total_time="$seconds" -timeout=30 -print_final_stats=1 \
 		-artifact_prefix="$dir/" "$dir/corpus-$t" "tests/fuzz/corpus/$t" \
 		>"$dir/fuzz_$t.log" 2>&1 &
 done

@@ -13,16 +13,16 @@ case $mode in
 asan)
 	ASAN_OPTIONS="log_path=$logdir/asan:detect_leaks=1:abort_on_error=1" \
 	UBSAN_OPTIONS="log_path=$logdir/ubsan:print_stacktrace=1:halt_on_error=1" \
-		"$bin" --jobs=2 >"$logdir/suite.log" 2>&1
+		timeout -k 10 600 "$bin" --jobs=2 --timeout=120 >"$logdir/suite.log" 2>&1
 	rc=$?
 	;;
 valgrind)
 	# valgrind 3.19 cannot decode clzero (AMD hosts): mask it. CP_TEST_QUICK:
 	# the suite's sizes for slow execution, as under qemu.
 	CLEARPAGES_DISABLE=clzero CP_TEST_QUICK=1 \
-	valgrind --trace-children=yes --error-exitcode=97 --track-fds=no \
+	timeout -k 10 900 valgrind --trace-children=yes --error-exitcode=97 --track-fds=no \
 		--suppressions=tests/valgrind.supp --log-file="$logdir/valgrind.%p" \
-		"$bin" --jobs=2 >"$logdir/suite.log" 2>&1
+		"$bin" --jobs=2 --timeout=300 >"$logdir/suite.log" 2>&1
 	rc=$?
 	;;
 *)

@@ -69,9 +69,9 @@ for entry in "${models[@]}"; do
 	start=$(date +%s.%N)
 	env -u CLEARPAGES_KERNEL -u CLEARPAGES_DISABLE -u CLEARPAGES_NT_THRESHOLD \
 	    -u CLEARPAGES_PROFILE -u CLEARPAGES_QUIET \
-	    "${runner[@]}" "$check" --expect "$expect" >"$log" 2>&1
+	    timeout -k 10 300 "${runner[@]}" "$check" --expect "$expect" >"$log" 2>&1
 	rc=$?
-	secs=$(echo "$(date +%s.%N) - $start" | bc)
+	secs=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }')
 	list=$(sed -n 's/^kernels: //p' "$log")
 	tally=$(tail -n 1 "$log")
 	bad=0
