@@ -2,7 +2,7 @@
  * One-time initialisation: CPU detection, the feature mask (detected minus
  * CLEARPAGES_DISABLE), the usable kernel list, the extent policy and the
  * environment overrides. Thread-safe (pthread_once); after the first call
- * cp__state() is one acquire load.
+ * cp__state() (internal.h, inline) is one acquire load.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -14,9 +14,9 @@
 #include <strings.h>
 #include "internal.h"
 
-static struct cp__state state;
+struct cp__state cp__the_state;
+int cp__ready;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static int ready;
 /* Set on the thread running init(): code that init() calls (the profile
  * loader) may call cp__state() without re-entering pthread_once. */
 static __thread int initialising;
@@ -33,7 +33,7 @@ static const char *env(const char *name)
 
 void cp__msg(const char *fmt, ...)
 {
-	if (state.quiet)
+	if (cp__the_state.quiet)
 		return;
 	char line[256];
 	va_list ap;
@@ -113,11 +113,11 @@ static void build_kernel_list(void)
 			for (size_t i = 0; i < cp__kernel_table_len; i++) {
 				const struct cp__kernel_desc *d = &cp__kernel_table[i];
 				int is_nt = (d->kernel.flags & CP_NONTEMPORAL) != 0;
-				int slow = d->ranked_by && !(d->ranked_by & state.features);
+				int slow = d->ranked_by && !(d->ranked_by & cp__the_state.features);
 				if (is_nt != nt || slow != demoted ||
-				    (d->needs & ~state.features))
+				    (d->needs & ~cp__the_state.features))
 					continue;
-				state.kernels[state.nkernels++] = &d->kernel;
+				cp__the_state.kernels[cp__the_state.nkernels++] = &d->kernel;
 			}
 }
 
@@ -125,18 +125,18 @@ static void init(void)
 {
 	initialising = 1;
 	const char *quiet = env("CLEARPAGES_QUIET");
-	state.quiet = quiet && !strcmp(quiet, "1");
+	cp__the_state.quiet = quiet && !strcmp(quiet, "1");
 
-	cp__cpu_detect(&state.cpu);
-	state.features = state.cpu.features;
+	cp__cpu_detect(&cp__the_state.cpu);
+	cp__the_state.features = cp__the_state.cpu.features;
 	if (quiet && strcmp(quiet, "0") && strcmp(quiet, "1"))
 		cp__msg("CLEARPAGES_QUIET: bad value '%s' ignored (use 0 or 1)", quiet);
 
 	const char *disable = env("CLEARPAGES_DISABLE");
 	if (disable)
-		state.features &= ~parse_disable(disable);
+		cp__the_state.features &= ~parse_disable(disable);
 	build_kernel_list();
-	cp__policy_default(&state, &state.defaults);
+	cp__policy_default(&cp__the_state, &cp__the_state.defaults);
 
 	const char *nt = env("CLEARPAGES_NT_THRESHOLD");
 	if (nt) {
@@ -145,44 +145,44 @@ static void init(void)
 			cp__msg("CLEARPAGES_NT_THRESHOLD: bad value '%s' ignored "
 				"(bytes, optional k/M/G suffix)", nt);
 		else    /* round up: an extent of at least `bytes` goes non-temporal */
-			state.defaults.nt_from_pages = bytes / CP_PAGE_SIZE +
+			cp__the_state.defaults.nt_from_pages = bytes / CP_PAGE_SIZE +
 				(bytes % CP_PAGE_SIZE != 0);
 	}
 
 	const char *name = env("CLEARPAGES_KERNEL");
 	if (name) {
-		for (size_t i = 0; i < state.nkernels; i++)
-			if (!strcmp(state.kernels[i]->name, name))
-				state.forced = state.kernels[i];
-		if (!state.forced)
+		for (size_t i = 0; i < cp__the_state.nkernels; i++)
+			if (!strcmp(cp__the_state.kernels[i]->name, name))
+				cp__the_state.forced = cp__the_state.kernels[i];
+		if (!cp__the_state.forced)
 			cp__msg("CLEARPAGES_KERNEL: '%s' is not a usable kernel here; ignored", name);
 	}
-	cp__policy_set(&state.defaults);
+	cp__policy_set(&cp__the_state.defaults);
 
 	const char *profile = env("CLEARPAGES_PROFILE");
 	if (profile)
 		cp__profile_load_at_init(profile);
-	__atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&cp__ready, 1, __ATOMIC_RELEASE);
 	initialising = 0;
 }
 
-const struct cp__state *cp__state(void)
+const struct cp__state *cp__state_slow(void)
 {
-	if (__builtin_expect(!__atomic_load_n(&ready, __ATOMIC_ACQUIRE), 0) && !initialising)
+	if (!initialising)
 		pthread_once(&once, init);
-	return &state;
+	return &cp__the_state;
 }
 
 void cp__policy_set(const struct cp__policy *policy)
 {
 	struct cp__policy p = *policy;
-	if (state.forced)
-		p.small = p.temporal = p.nontemporal = state.forced;
+	if (cp__the_state.forced)
+		p.small = p.temporal = p.nontemporal = cp__the_state.forced;
 	/* Each field is one aligned word: a racing caller sees old or new
 	 * kernels, every one of them valid. */
-	__atomic_store_n(&state.policy.small_below_pages, p.small_below_pages, __ATOMIC_RELAXED);
-	__atomic_store_n(&state.policy.nt_from_pages, p.nt_from_pages, __ATOMIC_RELAXED);
-	__atomic_store_n(&state.policy.small, p.small, __ATOMIC_RELAXED);
-	__atomic_store_n(&state.policy.temporal, p.temporal, __ATOMIC_RELAXED);
-	__atomic_store_n(&state.policy.nontemporal, p.nontemporal, __ATOMIC_RELAXED);
+	__atomic_store_n(&cp__the_state.policy.small_below_pages, p.small_below_pages, __ATOMIC_RELAXED);
+	__atomic_store_n(&cp__the_state.policy.nt_from_pages, p.nt_from_pages, __ATOMIC_RELAXED);
+	__atomic_store_n(&cp__the_state.policy.small, p.small, __ATOMIC_RELAXED);
+	__atomic_store_n(&cp__the_state.policy.temporal, p.temporal, __ATOMIC_RELAXED);
+	__atomic_store_n(&cp__the_state.policy.nontemporal, p.nontemporal, __ATOMIC_RELAXED);
 }

@@ -80,17 +80,50 @@ struct cp__state {
 	struct cp__policy defaults; /* the policy without a profile */
 };
 
-/* Initialise once (thread-safe); cheap after the first call. */
-const struct cp__state *cp__state(void);
+/* Initialise once (thread-safe); after that one acquire load, inline. */
+extern struct cp__state cp__the_state __attribute__((visibility("hidden")));
+extern int cp__ready __attribute__((visibility("hidden")));
+const struct cp__state *cp__state_slow(void);
+static inline const struct cp__state *cp__state(void)
+{
+	if (__builtin_expect(__atomic_load_n(&cp__ready, __ATOMIC_ACQUIRE), 1))
+		return &cp__the_state;
+	return cp__state_slow();
+}
 /* Message on stderr unless CLEARPAGES_QUIET=1; one line, prefixed "clearpages: ". */
 void cp__msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* 0 when [addr, addr + npages * 4096) is a valid page range, else -EINVAL. npages > 0. */
 int cp__check_pages(const void *addr, size_t npages);
-/* Extent policy (CLEARPAGES_KERNEL applied). */
-const struct cp_kernel *cp__pick(size_t npages);
-const struct cp_kernel *cp__pick_hot(size_t npages);
-const struct cp_kernel *cp__pick_cold(size_t npages);
+/* The extent policy (CLEARPAGES_KERNEL applied), inline: after the checks a
+ * call costs these comparisons and one indirect call. Fields are read
+ * relaxed: a profile loaded concurrently swaps valid kernels word by word. */
+static inline const struct cp_kernel *cp__temporal_band(const struct cp__policy *p,
+							 size_t npages)
+{
+	if (npages < __atomic_load_n(&p->small_below_pages, __ATOMIC_RELAXED))
+		return __atomic_load_n(&p->small, __ATOMIC_RELAXED);
+	return __atomic_load_n(&p->temporal, __ATOMIC_RELAXED);
+}
+
+static inline const struct cp_kernel *cp__pick_hot(size_t npages)
+{
+	return cp__temporal_band(&cp__state()->policy, npages);
+}
+
+static inline const struct cp_kernel *cp__pick(size_t npages)
+{
+	const struct cp__policy *p = &cp__state()->policy;
+	if (npages >= __atomic_load_n(&p->nt_from_pages, __ATOMIC_RELAXED))
+		return __atomic_load_n(&p->nontemporal, __ATOMIC_RELAXED);
+	return cp__temporal_band(p, npages);
+}
+
+static inline const struct cp_kernel *cp__pick_cold(size_t npages)
+{
+	(void)npages;
+	return __atomic_load_n(&cp__state()->policy.nontemporal, __ATOMIC_RELAXED);
+}
 
 /* The huge-extent walk behind cp_clear_huge_opts (common/huge.c), with the two
  * pick functions as parameters so tests can record the kernel choices. */

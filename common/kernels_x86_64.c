@@ -15,8 +15,10 @@
  *   movnti      11      15     22.3     23.9    23.2     22.3
  * avx2 is fastest at one page; rep_stosb/rep_stosq lead from 8 KiB (the
  * policy's middle band, see policy.c). clzero is ranked first of the
- * non-temporal kernels from the AMD EPYC figures in DESIGN.md (about 38 GB/s
- * from 8 MiB, against 39 for avx2_nt at 64 MiB): this Intel host cannot run it.
+ * non-temporal kernels on figures measured on an AMD EPYC host and quoted in
+ * the project's issues (clzero about 38 GB/s from 8 MiB; avx2_nt and clzero
+ * about 39 at 64 MiB): one instruction per line and no read-for-ownership.
+ * This Intel host cannot run it, so its rank is not measured here.
  * rep_stosb is ranked by ERMS/FSRM: without either it drops to the end of the
  * temporal kernels.
  */
