@@ -63,12 +63,12 @@ int cp_clear(void *addr, size_t len)
 		return 0;
 	if (!range_ok(addr, len))
 		return -EINVAL;
-	uintptr_t start = (uintptr_t)addr, end = start + (len - 1) + 1; /* may wrap to 0 */
+	uintptr_t start = (uintptr_t)addr, end = start + len;   /* may wrap to 0 */
 	uintptr_t body = (start + CP_PAGE_SIZE - 1) & ~(uintptr_t)(CP_PAGE_SIZE - 1);
 	uintptr_t body_end = end & ~(uintptr_t)(CP_PAGE_SIZE - 1);
 	if (end == 0)           /* the range ends exactly at the top */
 		body_end = (uintptr_t)0 - CP_PAGE_SIZE;
-	if (body < start || body >= body_end || end - start < CP_PAGE_SIZE) {
+	if (body < start || body >= body_end) {          /* no whole page inside */
 		memset(addr, 0, len);
 		return 0;
 	}

@@ -79,18 +79,14 @@ static unsigned parse_disable(const char *list)
 	const char *p = list;
 	while (*p) {
 		size_t len = strcspn(p, ",");
-		char tok[32];
 		size_t b = 0, e = len;        /* trim blanks around a token */
 		while (b < e && isspace((unsigned char)p[b])) b++;
 		while (e > b && isspace((unsigned char)p[e - 1])) e--;
 		if (e > b) {
-			size_t n = e - b < sizeof(tok) - 1 ? e - b : sizeof(tok) - 1;
-			memcpy(tok, p + b, n);
-			tok[n] = '\0';
 			size_t i;
 			for (i = 0; i < cp__feature_tokens_len; i++)
 				if (e - b == strlen(cp__feature_tokens[i].token) &&
-				    !strcasecmp(tok, cp__feature_tokens[i].token))
+				    !strncasecmp(p + b, cp__feature_tokens[i].token, e - b))
 					break;
 			if (i == cp__feature_tokens_len)
 				cp__msg("CLEARPAGES_DISABLE: unknown feature '%.*s' ignored",
@@ -115,7 +111,8 @@ static void build_kernel_list(void)
 				int is_nt = (d->kernel.flags & CP_NONTEMPORAL) != 0;
 				int slow = d->ranked_by && !(d->ranked_by & cp__the_state.features);
 				if (is_nt != nt || slow != demoted ||
-				    (d->needs & ~cp__the_state.features))
+				    (d->needs & ~cp__the_state.features) ||
+				    cp__the_state.nkernels == CP__MAX_KERNELS)
 					continue;
 				cp__the_state.kernels[cp__the_state.nkernels++] = &d->kernel;
 			}
@@ -151,9 +148,7 @@ static void init(void)
 
 	const char *name = env("CLEARPAGES_KERNEL");
 	if (name) {
-		for (size_t i = 0; i < cp__the_state.nkernels; i++)
-			if (!strcmp(cp__the_state.kernels[i]->name, name))
-				cp__the_state.forced = cp__the_state.kernels[i];
+		cp__the_state.forced = cp_kernel_find(name);
 		if (!cp__the_state.forced)
 			cp__msg("CLEARPAGES_KERNEL: '%s' is not a usable kernel here; ignored", name);
 	}

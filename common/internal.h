@@ -69,13 +69,15 @@ struct cp__policy {
 	const struct cp_kernel *nontemporal;
 };
 
+#define CP__MAX_KERNELS 32
+
 struct cp__state {
 	struct cp__cpu cpu;
 	unsigned features;        /* detected minus CLEARPAGES_DISABLE */
 	int quiet;                /* CLEARPAGES_QUIET=1 */
 	const struct cp_kernel *forced;   /* CLEARPAGES_KERNEL, or NULL */
 	size_t nkernels;
-	const struct cp_kernel *kernels[32];   /* usable, in cp_kernels() order */
+	const struct cp_kernel *kernels[CP__MAX_KERNELS]; /* usable, cp_kernels() order */
 	struct cp__policy policy; /* what the calls use (forced applied) */
 	struct cp__policy defaults; /* the policy without a profile */
 };

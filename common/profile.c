@@ -43,10 +43,7 @@ static int fail(struct profile_parse *pp, const char *why)
 static int kernel_value(struct profile_parse *pp, const char *name, int nontemporal,
 			const struct cp_kernel **out)
 {
-	const struct cp_kernel *k = NULL;
-	for (size_t i = 0; i < pp->state->nkernels && !k; i++)
-		if (!strcmp(pp->state->kernels[i]->name, name))
-			k = pp->state->kernels[i];
+	const struct cp_kernel *k = cp_kernel_find(name);
 	if (!k)
 		return fail(pp, "kernel unknown, not usable on this CPU, or disabled");
 	if (((k->flags & CP_NONTEMPORAL) != 0) != nontemporal)
