@@ -1,6 +1,6 @@
 /*
  * The round runner. These are shared, noisy VMs, and a temporal pass right
- * after a non-temporal one stays slow for several passes (DESIGN.md): so every
+ * after a non-temporal one stays slow for several passes (measured on these hosts): so every
  * round visits the contenders in a fresh random order and each visit starts
  * with untimed warm-up passes; scenarios report medians over rounds.
  */
