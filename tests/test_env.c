@@ -95,11 +95,7 @@ Test(env, empty_values_are_unset)
 /* Asked in a child: the parent must not initialise the library before forking. */
 static void skip_without_feature(void)
 {
-	struct child_out co = in_child(no_env, report);
-	char b[256];
-	field(&co, "list=", b, sizeof(b));
-	if (!strstr(b, FEATURE))
-		cr_skip_test("this CPU has no " FEATURE ": nothing to disable");
+	skip_unless_kernel(FEATURE, "no " FEATURE " to disable");
 }
 
 Test(env, disable_masks_kernels_case_insensitive)

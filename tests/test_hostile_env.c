@@ -143,7 +143,7 @@ Test(hostile_env, nt_threshold)
 
 Test(hostile_env, profile)
 {
-	/* a stub today (common/profile.c): any path is one message and ignored */
+	/* missing, a folder, empty or not a profile: each one message, ignored */
 	static const char *const bad[] = { "/nonexistent/profile", "/", "/dev/null", "-1",
 					   "%s%n%x%n", "\xff\xfe\x01" };
 	EACH_ONE_MESSAGE("CLEARPAGES_PROFILE", bad);

@@ -222,6 +222,29 @@ static inline void in_forked_child(void (*body)(void))
 
 static const char *const no_env[] = { NULL };
 
+/* cp_kernels() of a fresh process with no CLEARPAGES_* variable, one per line. */
+CHILD_BODY(print_kernel_names)
+{
+	const struct cp_kernel *const *list;
+	size_t n = cp_kernels(&list);
+	for (size_t i = 0; i < n; i++)
+		printf("%s\n", list[i]->name);
+}
+
+/* Skip the calling test when kernel `name` is not usable on this CPU (asked
+ * in a child: the test process itself must not initialise the library before
+ * its own children start). */
+static inline void skip_unless_kernel(const char *name, const char *why)
+{
+	struct child_out co = in_child(no_env, print_kernel_names);
+	char line[64];
+	snprintf(line, sizeof(line), "%s\n", name);
+	for (const char *p = co.out; *p; p += strcspn(p, "\n") + 1)
+		if (!strncmp(p, line, strlen(line)))
+			return;
+	cr_skip_test("kernel %s is not usable on this CPU: %s", name, why);
+}
+
 static inline size_t count_lines(const char *s)
 {
 	size_t n = 0;
