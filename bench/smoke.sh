@@ -6,6 +6,9 @@
 set -u
 start=$(date +%s)
 mkdir -p "$OUT"
+# tune writes its profile under TMPDIR: keep it with the other outputs
+TMPDIR=$OUT
+export TMPDIR
 fail=0
 die() { echo "test-bench-smoke: FAIL: $*"; fail=1; }
 

@@ -117,8 +117,9 @@ int main(int argc, char **argv)
 	for (unsigned i = 0; i < nthreads; i++) {
 		w[i].id = i;
 		w[i].deadline = deadline;
-		if (pthread_create(&w[i].thread, NULL, stress, &w[i])) {
-			check_fail("start a thread", strerror(errno));
+		int rc = pthread_create(&w[i].thread, NULL, stress, &w[i]);
+		if (rc) {       /* pthread_create returns its error, errno is untouched */
+			check_fail("start a thread", strerror(rc));
 			nthreads = i;
 		}
 	}
