@@ -10,7 +10,7 @@ REL_TIMED      := scripts/reliability-timed.sh
 FUZZ_SECONDS   ?= 30
 STRESS_SECONDS ?= $(if $(RUN),10,20)
 
-PLAIN_HDRS := tests/models/plain.h include/clearpages.h
+PLAIN_HDRS := tests/models/plain.h tests/guard.h include/clearpages.h
 MODELS_BIN := $(BUILD)/models/cp_check
 STRESS_BIN := $(BUILD)/stress/cp_stress
 

@@ -27,7 +27,7 @@ static void check_clear(const char *who, void (*clear)(void *, size_t), size_t n
 	memset(g.mem, FILL, g.len);
 	clear(g.mem + CP_PAGE_SIZE, npages);
 	assert_cleared(who, g.mem, g.len, CP_PAGE_SIZE, npages * CP_PAGE_SIZE);
-	guarded_unmap(&g);
+	guard_unmap(&g);
 }
 
 static unsigned long read_dczid(void)
@@ -54,7 +54,7 @@ Test(arm64, dc_zva_every_step)
 			memset(g.mem, FILL, g.len);
 			cp__arm64_dc_zva_step(g.mem + CP_PAGE_SIZE, pages[p], step);
 			assert_cleared(who, g.mem, g.len, CP_PAGE_SIZE, pages[p] * CP_PAGE_SIZE);
-			guarded_unmap(&g);
+			guard_unmap(&g);
 		}
 	}
 }
@@ -142,7 +142,7 @@ Test(arm64, raw_kernels_flush_with_guard)
 		raw[i](g.mem, 4);   /* from the leading guard to the trailing one */
 		cr_assert_eq(first_not(g.mem, g.len, 0), g.len, "raw kernel %zu", i);
 	}
-	guarded_unmap(&g);
+	guard_unmap(&g);
 }
 
 /* cpu.c always fills a model string and non-zero cache sizes (defaults). */

@@ -51,7 +51,7 @@ Test(api, bad_page_input_writes_nothing)
 		cr_assert_eq(fn(g.mem, SIZE_MAX / CP_PAGE_SIZE), -EINVAL, "%s(wraps)", who);
 		assert_cleared(who, g.mem, g.len, 0, 0);
 	}
-	guarded_unmap(&g);
+	guard_unmap(&g);
 }
 
 Test(api, bad_byte_input_writes_nothing)
@@ -64,7 +64,7 @@ Test(api, bad_byte_input_writes_nothing)
 	cr_assert_eq(cp_clear(g.mem + 5, (size_t)0 - (uintptr_t)(g.mem + 5) + 1), -EINVAL);
 	cr_assert_eq(cp_clear((void *)(UINTPTR_MAX - 10), 12), -EINVAL);
 	assert_cleared("cp_clear", g.mem, g.len, 0, 0);
-	guarded_unmap(&g);
+	guard_unmap(&g);
 }
 
 Test(api, page_calls_clear_exactly)
@@ -78,7 +78,7 @@ Test(api, page_calls_clear_exactly)
 			snprintf(who, sizeof(who), "%s(%zu pages)", page_calls[i].name, n);
 			assert_cleared(who, g.mem, g.len, 3 * CP_PAGE_SIZE, n * CP_PAGE_SIZE);
 		}
-	guarded_unmap(&g);
+	guard_unmap(&g);
 }
 
 /* Every start alignment 0-63 with every length 0-10000 (quick mode: a stride),
@@ -106,7 +106,7 @@ Test(api, clear_every_alignment_and_length)
 			memset(p, FILL, len);
 		}
 	}
-	guarded_unmap(&g);
+	guard_unmap(&g);
 }
 
 /* Random large ranges, including ones running flush into the end guard. */
@@ -116,14 +116,14 @@ Test(api, clear_random_large)
 	struct guarded g = guarded_map(pages);
 	uint64_t seed = 12345;
 	for (int r = 0; r < (test_quick() ? 4 : 12); r++) {
-		size_t len = rnd(&seed) % g.len + 1;
-		size_t off = rnd(&seed) % (g.len - len + 1);
+		size_t len = next_random(&seed) % g.len + 1;
+		size_t off = next_random(&seed) % (g.len - len + 1);
 		if (r == 0) { off = 1; len = g.len - 1; }     /* ends at the guard */
 		memset(g.mem, FILL, g.len);
 		cr_assert_eq(cp_clear(g.mem + off, len), 0);
 		assert_cleared("cp_clear", g.mem, g.len, off, len);
 	}
-	guarded_unmap(&g);
+	guard_unmap(&g);
 }
 
 Test(api, extent_policy)

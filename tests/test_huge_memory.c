@@ -41,7 +41,7 @@ Test(huge_memory, every_order_every_kernel)
 					 k ? k->name : "NULL", hs[ih]);
 				cr_assert_eq(cp_clear_huge_opts(g.mem + PG, 9, hs[ih], &o), 0, "%s", what);
 				check_cleared(&g, 9, what);
-				guarded_unmap(&g);
+				guard_unmap(&g);
 			}
 	}
 }
@@ -59,7 +59,7 @@ Test(huge_memory, two_mib)
 		cr_assert_eq(cp_clear_huge_opts(g.mem + PG, 512, 77, &o), 0);
 		check_cleared(&g, 512, "CONVERGE 512");
 	}
-	guarded_unmap(&g);
+	guard_unmap(&g);
 }
 
 static const struct cp_kernel null_clear = { "null", "test", 0, NULL };
@@ -81,5 +81,5 @@ Test(huge_bad, einval_nothing_written)
 	o.kernel = NULL;
 	cr_assert_eq(cp_clear_huge_opts(p, 8, 9, &o), -EINVAL);
 	cr_assert_eq(first_not(g.mem, g.len, FILL), g.len, "bad input: memory written");
-	guarded_unmap(&g);
+	guard_unmap(&g);
 }

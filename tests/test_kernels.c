@@ -22,7 +22,7 @@ Test(kernels, one_page_between_guards)
 		k->clear(g.mem, 1);
 		assert_cleared(k->name, g.mem, g.len, 0, g.len);
 	}
-	guarded_unmap(&g);
+	guard_unmap(&g);
 }
 
 /* Random extents of 1-600 pages at random page positions inside a fill. */
@@ -35,8 +35,8 @@ Test(kernels, random_extents_every_byte)
 	int rounds = test_quick() ? 6 : 40;
 	FOR_EACH_KERNEL(k) {
 		for (int r = 0; r < rounds; r++) {
-			size_t n = 1 + rnd(&seed) % max_pages;
-			size_t pos = rnd(&seed) % (max_pages + slack - n + 1);
+			size_t n = 1 + next_random(&seed) % max_pages;
+			size_t pos = next_random(&seed) % (max_pages + slack - n + 1);
 			if (r == 0) { n = max_pages; pos = slack; }   /* flush with the end guard */
 			memset(g.mem, FILL, g.len);
 			k->clear(g.mem + pos * CP_PAGE_SIZE, n);
@@ -45,7 +45,7 @@ Test(kernels, random_extents_every_byte)
 			assert_cleared(who, g.mem, g.len, pos * CP_PAGE_SIZE, n * CP_PAGE_SIZE);
 		}
 	}
-	guarded_unmap(&g);
+	guard_unmap(&g);
 }
 
 /* A kernel must leave memory it did not clear alone even when called twice
@@ -60,7 +60,7 @@ Test(kernels, adjacent_extents)
 		k->clear(g.mem + 4 * CP_PAGE_SIZE, 2);
 		assert_cleared(k->name, g.mem, g.len, CP_PAGE_SIZE, 5 * CP_PAGE_SIZE);
 	}
-	guarded_unmap(&g);
+	guard_unmap(&g);
 }
 
 Test(kernels, list_order_and_lookup)
@@ -137,5 +137,5 @@ ParameterizedTest(size_t *idx, kernels, availability)
 	memset(g.mem, FILL, g.len);
 	k->clear(g.mem + CP_PAGE_SIZE, 2);
 	assert_cleared(k->name, g.mem, g.len, CP_PAGE_SIZE, 2 * CP_PAGE_SIZE);
-	guarded_unmap(&g);
+	guard_unmap(&g);
 }

@@ -72,7 +72,7 @@ static void clears_exactly(parallel_fn fn, const size_t *extents, size_t n)
 			check_with(fn, &g, 0, extents[i], t);
 			check_with(fn, &g, 1, extents[i], t);
 		}
-		guarded_unmap(&g);
+		guard_unmap(&g);
 	}
 }
 
@@ -107,7 +107,7 @@ Test(parallel, bad_input_writes_nothing)
 		memset(g.mem, FILL, g.len);
 	}
 	assert_cleared("parallel(bad input)", g.mem, g.len, 0, 0);
-	guarded_unmap(&g);
+	guard_unmap(&g);
 }
 
 Test(parallel, below_the_threshold_stays_on_caller)
@@ -119,7 +119,7 @@ Test(parallel, below_the_threshold_stays_on_caller)
 	cr_assert_eq(threads_now(), before, "below two shares: no thread");
 	check_with(cp_clear_pages_parallel, &g, 0, 2 * min, 8);
 	cr_assert_eq(threads_now(), before + 1, "two shares: the caller and one worker");
-	guarded_unmap(&g);
+	guard_unmap(&g);
 }
 
 Test(parallel, pool_reused_and_grown)
@@ -135,7 +135,7 @@ Test(parallel, pool_reused_and_grown)
 	cr_assert_eq(threads_now(), before + 3, "workers are reused, not restarted");
 	check_parallel(&g, 0, BIG_PAGES, 6);
 	cr_assert_eq(threads_now(), before + 5, "the pool grows on demand");
-	guarded_unmap(&g);
+	guard_unmap(&g);
 }
 
 /* In a child the pool is empty: the threads there now are not workers (one,
@@ -186,7 +186,7 @@ Test(parallel, fork_child_starts_with_no_pool)
 	for (int i = 0; i < 3; i++)
 		in_child_ok(after_fork_pool_recreated);
 	check_parallel(&g, 0, BIG_PAGES, 4);    /* and the parent's pool still works */
-	guarded_unmap(&g);
+	guard_unmap(&g);
 }
 
 /* No address space left for a thread stack: every pthread_create fails. */
@@ -218,7 +218,7 @@ Test(parallel, threads_that_cannot_start_mean_fewer_threads)
 	struct guarded g = guarded_map(BIG_PAGES);
 	child_buf = g.mem;
 	in_child_ok(threads_cannot_start);
-	guarded_unmap(&g);
+	guard_unmap(&g);
 }
 
 /* nthreads 0: as many shares as CPUs in the affinity mask. */
@@ -258,7 +258,7 @@ Test(parallel, zero_threads_means_allowed_cpus)
 	child_buf = g.mem;
 	in_child_ok(one_allowed_cpu);
 	in_child_ok(all_allowed_cpus);
-	guarded_unmap(&g);
+	guard_unmap(&g);
 }
 
 /* Several callers at once, each on its own extent: all exact. */
@@ -297,6 +297,6 @@ Test(parallel, concurrent_callers, .timeout = 60)
 	for (unsigned i = 0; i < CALLERS; i++) {
 		pthread_join(callers[i].thread, NULL);
 		cr_assert_eq(callers[i].bad, 0, "caller %u: %zu wrong rounds", i, callers[i].bad);
-		guarded_unmap(&callers[i].g);
+		guard_unmap(&callers[i].g);
 	}
 }

@@ -100,7 +100,7 @@ Test(profile, load_sets_every_band_and_null_restores)
 	cr_assert_eq(cp_clear_pages(g.mem + CP_PAGE_SIZE, 2049), 0);
 	assert_cleared("cp_clear_pages with a profile", g.mem, g.len, CP_PAGE_SIZE,
 		       2049 * CP_PAGE_SIZE);
-	guarded_unmap(&g);
+	guard_unmap(&g);
 
 	cr_assert_eq(cp_set_profile(NULL), 0);
 	assert_policy_eq(policy_now(), defaults, "cp_set_profile(NULL) must restore the defaults");

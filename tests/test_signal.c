@@ -55,7 +55,7 @@ Test(signal, handler_clears_after_init)
 	cr_assert_eq(raise(SIGUSR1), 0);
 	cr_assert_eq(handler_runs, 1);
 	cr_assert_eq(handler_failures, 0, "a clear inside the handler went wrong");
-	guarded_unmap(&g);
+	guard_unmap(&g);
 }
 
 /* A timer interrupts clears in progress here (rep stosb is interruptible, the
@@ -92,6 +92,6 @@ Test(signal, handler_interrupts_clears_in_progress)
 	cr_assert_eq(handler_failures, 0, "%d of %d clears in the handler went wrong",
 		     (int)handler_failures, (int)handler_runs);
 	cr_log_info("%d handler runs during %d clears", (int)handler_runs, rounds);
-	guarded_unmap(&big);
-	guarded_unmap(&g);
+	guard_unmap(&big);
+	guard_unmap(&g);
 }

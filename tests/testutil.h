@@ -15,57 +15,14 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "clearpages.h"
+#include "guard.h"
 
-#define FILL 0xa5
-
-/* A mapping of `pages` 4096-byte pages with PROT_NONE guard pages on both
- * sides: a kernel that strays one byte outside faults. */
-struct guarded {
-	unsigned char *mem;     /* first usable byte, 4096-aligned */
-	size_t len;             /* usable bytes */
-	unsigned char *map;
-	size_t map_len;
-};
-
+/* guarded_map: guard_map (guard.h) that must succeed. */
 static inline struct guarded guarded_map(size_t pages)
 {
 	struct guarded g;
-	size_t sys = (size_t)sysconf(_SC_PAGESIZE);
-	size_t guard = sys > CP_PAGE_SIZE ? sys : CP_PAGE_SIZE;
-	size_t len = pages * CP_PAGE_SIZE;
-	size_t body = (len + sys - 1) / sys * sys;
-	g.map_len = body + 2 * guard;
-	g.map = mmap(NULL, g.map_len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	cr_assert(g.map != MAP_FAILED, "mmap of %zu bytes failed", g.map_len);
-	cr_assert(mprotect(g.map + guard, body, PROT_READ | PROT_WRITE) == 0);
-	/* end the usable part right at the trailing guard */
-	g.mem = g.map + guard + body - len;
-	g.len = len;
+	cr_assert(guard_map(&g, pages) == 0, "mmap of %zu guarded pages failed", pages);
 	return g;
-}
-
-static inline void guarded_unmap(struct guarded *g)
-{
-	munmap(g->map, g->map_len);
-}
-
-/* Index of the first byte in [p, p + len) that is not `v`, or len. */
-static inline size_t first_not(const unsigned char *p, size_t len, unsigned char v)
-{
-	size_t i = 0;
-	uint64_t word = 0x0101010101010101ull * v, w;
-	for (; i < len && ((uintptr_t)(p + i) & 7); i++)
-		if (p[i] != v)
-			return i;
-	for (; i + 8 <= len; i += 8) {
-		memcpy(&w, p + i, 8);
-		if (w != word)
-			break;
-	}
-	for (; i < len; i++)
-		if (p[i] != v)
-			return i;
-	return len;
 }
 
 /* Assert [start, start+len) of mem (size total) is zero and all else is FILL. */
@@ -91,12 +48,6 @@ static inline int test_quick(void)
 	return q && *q && strcmp(q, "0");
 }
 
-/* xorshift64*: reproducible random sizes and positions. */
-static inline uint64_t rnd(uint64_t *s)
-{
-	*s ^= *s >> 12; *s ^= *s << 25; *s ^= *s >> 27;
-	return *s * 0x2545F4914F6CDD1Dull;
-}
 
 /*
  * Child processes. The library reads its environment once, at its first use,

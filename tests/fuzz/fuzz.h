@@ -26,9 +26,9 @@ static inline uint64_t take(struct input *in, size_t bytes)
 	return v;
 }
 
-static inline struct region *fuzz_region(void)
+static inline struct guarded *fuzz_region(void)
 {
-	static struct region r;
+	static struct guarded r;
 	if (!r.map && region_map(&r, FUZZ_REGION_PAGES)) {
 		perror("fuzz: mmap");
 		abort();

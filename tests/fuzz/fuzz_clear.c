@@ -41,7 +41,7 @@ static void bad_call(unsigned form, uint64_t a, uint64_t b)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct input in = { data, size };
-	const struct region *r = fuzz_region();
+	const struct guarded *r = fuzz_region();
 	unsigned mode = (unsigned)take(&in, 1);
 	uint64_t a = take(&in, 4), b = take(&in, 8);
 	struct clear_op op = { .kind = OP_CLEAR };

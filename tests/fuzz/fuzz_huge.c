@@ -14,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct cp_kernel no_clear = { "no_clear", "test", 0, NULL };
 	struct input in = { data, size };
-	const struct region *r = fuzz_region();
+	const struct guarded *r = fuzz_region();
 	const struct cp_kernel *const *list;
 	size_t nk = cp_kernels(&list), region_pages = r->len / PG;
 	size_t n = (size_t)take(&in, 1) % (region_pages + 1);

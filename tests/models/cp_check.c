@@ -56,7 +56,7 @@ static void check_kernel_list(const char *expect)
 
 /* Run op on r; when it fails, fail the check `what` saying what was called
  * and what broke, and return -1. */
-static int clear_or_fail(struct region *r, const struct clear_op *op, const char *what)
+static int clear_or_fail(struct guarded *r, const struct clear_op *op, const char *what)
 {
 	char line[512];
 	if (check_clear_op(r, op, why, sizeof(why)) == 0)
@@ -68,9 +68,9 @@ static int clear_or_fail(struct region *r, const struct clear_op *op, const char
 }
 
 /* The end of a check over region r: unmap it, and pass unless it failed. */
-static void unmap_and_pass(struct region *r, int failed, const char *what)
+static void unmap_and_pass(struct guarded *r, int failed, const char *what)
 {
-	region_unmap(r);
+	guard_unmap(r);
 	if (!failed)
 		check_pass(what);
 }
@@ -83,7 +83,7 @@ static void check_kernel_extents(const struct cp_kernel *k)
 	uint64_t seed = 0x5eed0000u + strlen(k->name);
 	struct clear_op op = { .kind = OP_KERNEL, .kernel = k };
 	char what[96];
-	struct region r;
+	struct guarded r;
 
 	snprintf(what, sizeof(what), "kernel %s: random extents between guards", k->name);
 	current_check = what;
@@ -126,7 +126,7 @@ static const struct {
 static void check_bad_inputs(void)
 {
 	unsigned char *top = (unsigned char *)(UINTPTR_MAX & ~(uintptr_t)(PG - 1));
-	struct region r;
+	struct guarded r;
 
 	current_check = "bad input";
 	if (region_map(&r, 4)) {
@@ -176,13 +176,13 @@ static void check_bad_inputs(void)
 		check_fail("cp_clear / cp_clear_huge_opts: bad input writes nothing", why);
 	else
 		check_pass("cp_clear / cp_clear_huge_opts: bad input gives -EINVAL, writes nothing");
-	region_unmap(&r);
+	guard_unmap(&r);
 }
 
 /* Each page entry point (huge with its defaults) clears exactly its pages. */
 static void check_page_calls(void)
 {
-	struct region r;
+	struct guarded r;
 	if (region_map(&r, 40)) {
 		check_fail("page calls", strerror(errno));
 		return;
@@ -202,7 +202,7 @@ static void check_page_calls(void)
 		if (!failed)
 			check_pass(what);
 	}
-	region_unmap(&r);
+	guard_unmap(&r);
 }
 
 /* Start alignments 0-63 with lengths 0-10000, each checked in a window: 64 bytes
@@ -211,7 +211,7 @@ static void check_clear_alignments(void)
 {
 	const size_t max_len = 10000, before = 64, after = PG + 64;
 	size_t stride = quick ? 97 : 13;
-	struct region r;
+	struct guarded r;
 
 	current_check = "cp_clear at every alignment";
 	if (region_map(&r, (2 * before + max_len + after) / PG + 1)) {
@@ -221,7 +221,7 @@ static void check_clear_alignments(void)
 	int failed = 0;
 	for (size_t align = 0; align < 64 && !failed; align++)
 		for (size_t len = 0; len <= max_len && !failed; len += len < 300 ? 1 : stride) {
-			struct region view = r;
+			struct guarded view = r;
 			struct clear_op op = { .kind = OP_CLEAR, .start = before, .len = len };
 			view.mem = r.mem + align;
 			view.len = before + len + after;
@@ -245,7 +245,7 @@ static void check_huge_order(enum cp_order order)
 	size_t nk = cp_kernels(&list), slack = 3;
 	size_t nshapes = sizeof(shapes) / sizeof(shapes[0]) - (quick ? 1 : 0);
 	char what[160];
-	struct region r;
+	struct guarded r;
 
 	snprintf(what, sizeof(what), "cp_clear_huge_opts %s", names[order]);
 	current_check = what;

@@ -3,7 +3,7 @@
  * driver, the stress program and the fuzz targets. Criterion re-execs its
  * workers natively, so code that must stay under qemu cannot use it.
  *
- * A region is guard-paged memory kept filled with CHECK_FILL; a check clears
+ * A region is guard-paged memory (guard.h) kept filled with FILL; a check clears
  * part of it, verifies every byte of the region, then restores the fill.
  */
 #ifndef CP_PLAIN_H
@@ -18,108 +18,43 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "clearpages.h"
+#include "../guard.h"
 
-#define CHECK_FILL 0xa5
-
-struct region {
-	unsigned char *mem;     /* first usable byte, CP_PAGE_SIZE-aligned */
-	size_t len;             /* usable bytes: pages * CP_PAGE_SIZE */
-	unsigned char *map;     /* the whole mapping, guards included */
-	size_t map_len;
-};
-
-/* Map `pages` pages between two PROT_NONE guards, the usable part ending
- * right at the trailing guard, filled with CHECK_FILL. 0, or -1 (errno). */
-static inline int region_map(struct region *r, size_t pages)
+/* Map `pages` guarded pages (guard.h) filled with FILL. 0, or -1 (errno). */
+static inline int region_map(struct guarded *r, size_t pages)
 {
-	size_t sys = (size_t)sysconf(_SC_PAGESIZE);
-	size_t guard = sys < CP_PAGE_SIZE ? CP_PAGE_SIZE : sys;
-	r->len = pages * CP_PAGE_SIZE;
-	size_t span = (r->len + guard - 1) / guard * guard;
-	r->map_len = span + 2 * guard;
-	r->map = mmap(NULL, r->map_len, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (r->map == MAP_FAILED)
+	if (guard_map(r, pages))
 		return -1;
-	if (mprotect(r->map, guard, PROT_NONE) ||
-	    mprotect(r->map + guard + span, guard, PROT_NONE)) {
-		munmap(r->map, r->map_len);
-		return -1;
-	}
-	r->mem = r->map + guard + span - r->len;
-	memset(r->mem, CHECK_FILL, r->len);
+	memset(r->mem, FILL, r->len);
 	return 0;
 }
 
-static inline void region_unmap(struct region *r)
-{
-	munmap(r->map, r->map_len);
-}
-
-/* Offset of the first byte of [p, p + len) that is not v, or len.
- * memcmp against a reference page: glibc's vector compare keeps full
- * verification affordable under emulation. */
-static inline size_t span_mismatch(const unsigned char *p, size_t len, unsigned char v)
-{
-	static unsigned char ref[2][CP_PAGE_SIZE];
-	static int ready;
-	if (!ready) {           /* racing threads write the same bytes */
-		memset(ref[1], CHECK_FILL, CP_PAGE_SIZE);
-		__atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
-	}
-	const unsigned char *want = v ? ref[1] : ref[0];
-	for (size_t at = 0; at < len; at += CP_PAGE_SIZE) {
-		size_t n = len - at < CP_PAGE_SIZE ? len - at : CP_PAGE_SIZE;
-		if (memcmp(p + at, want, n) == 0)
-			continue;
-		for (size_t i = 0; i < n; i++)
-			if (p[at + i] != v)
-				return at + i;
-	}
-	return len;
-}
-
-/* Every byte of r: [start, start + len) zero, the rest CHECK_FILL. On success
+/* Every byte of r: [start, start + len) zero, the rest FILL. On success
  * the fill is restored and 0 returned; otherwise why[] says where it broke. */
-static inline int region_verify(struct region *r, size_t start, size_t len,
+static inline int region_verify(struct guarded *r, size_t start, size_t len,
 				char *why, size_t whylen)
 {
-	size_t bad = span_mismatch(r->mem, start, CHECK_FILL);
+	size_t bad = first_not(r->mem, start, FILL);
 	if (bad < start) {
 		snprintf(why, whylen, "byte %zu before the range [%zu, +%zu) was written",
 			 bad, start, len);
 		return -1;
 	}
-	bad = span_mismatch(r->mem + start, len, 0);
+	bad = first_not(r->mem + start, len, 0);
 	if (bad < len) {
 		snprintf(why, whylen, "byte %zu of the range [%zu, +%zu) is 0x%02x, not 0",
 			 start + bad, start, len, r->mem[start + bad]);
 		return -1;
 	}
 	size_t after = r->len - start - len;
-	bad = span_mismatch(r->mem + start + len, after, CHECK_FILL);
+	bad = first_not(r->mem + start + len, after, FILL);
 	if (bad < after) {
 		snprintf(why, whylen, "byte %zu after the range [%zu, +%zu) was written",
 			 start + len + bad, start, len);
 		return -1;
 	}
-	memset(r->mem + start, CHECK_FILL, len);
+	memset(r->mem + start, FILL, len);
 	return 0;
-}
-
-/* splitmix64: reproducible streams from a seed, one per thread. */
-static inline uint64_t next_random(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-/* Uniform-enough pick in [0, n), n > 0. */
-static inline size_t random_below(uint64_t *state, size_t n)
-{
-	return (size_t)(next_random(state) % n);
 }
 
 /* ---- one clear of part of a region, by any entry point ----------------- */
@@ -150,7 +85,7 @@ static inline void describe_op(const struct clear_op *op, char *buf, size_t size
 }
 
 /* Run op on r, expecting success, then verify every byte of r (see region_verify). */
-static inline int check_clear_op(struct region *r, const struct clear_op *op,
+static inline int check_clear_op(struct guarded *r, const struct clear_op *op,
 				 char *why, size_t whylen)
 {
 	void *at = r->mem + op->start;

@@ -71,7 +71,7 @@ static void *stress(void *arg)
 	struct worker *w = arg;
 	uint64_t rng = 0xc1ea2u * (w->id + 1);
 	char current[256];
-	struct region r;
+	struct guarded r;
 
 	w->failed_kind = -1;
 	if (region_map(&r, REGION_PAGES)) {
@@ -93,7 +93,7 @@ static void *stress(void *arg)
 		}
 		w->ops[op.kind]++;
 	}
-	region_unmap(&r);
+	guard_unmap(&r);
 	return NULL;
 }
 
