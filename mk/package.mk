@@ -80,6 +80,9 @@ test-elf-arm64 test-examples-arm64:
 	    echo "SKIPPED: $@: no arm64 kernels (arch/arm64/*.S) yet"; \
 	elif ! command -v aarch64-linux-gnu-gcc >/dev/null; then \
 	    echo "SKIPPED: $@: aarch64-linux-gnu-gcc missing (make deps)"; \
+	elif [ $@ = test-examples-arm64 ] && [ -z "$$CI" ] && [ "$$(id -u)" -ne 0 ] && \
+	     ! scripts/arm64-binfmt.sh find >/dev/null 2>&1; then \
+	    echo "SKIPPED: $@: not root and no aarch64 binfmt_misc entry to run the examples"; \
 	else \
 	    $(MAKE) --no-print-directory ARCH=arm64 $(@:-arm64=); \
 	fi
