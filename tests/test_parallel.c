@@ -300,3 +300,39 @@ Test(parallel, concurrent_callers, .timeout = 60)
 		guard_unmap(&callers[i].g);
 	}
 }
+
+/* Every share uses the kernel picked for the whole extent, even where a share
+ * alone would fall below the crossover: recording kernels stand in for the
+ * policy's temporal and non-temporal kernels (and do clear). */
+static unsigned temporal_calls, nontemporal_calls;
+
+static void rec_temporal(void *addr, size_t npages)
+{
+	__atomic_fetch_add(&temporal_calls, 1, __ATOMIC_RELAXED);
+	memset(addr, 0, npages * CP_PAGE_SIZE);
+}
+
+static void rec_nontemporal(void *addr, size_t npages)
+{
+	__atomic_fetch_add(&nontemporal_calls, 1, __ATOMIC_RELAXED);
+	memset(addr, 0, npages * CP_PAGE_SIZE);
+}
+
+Test(parallel, shares_use_the_whole_extents_kernel)
+{
+	static const struct cp_kernel temporal = { "rec_t", "test", 0, rec_temporal };
+	static const struct cp_kernel nontemporal = { "rec_nt", "test", CP_NONTEMPORAL,
+						      rec_nontemporal };
+	const struct cp__policy policy = { 0, BIG_PAGES, &temporal, &temporal, &nontemporal };
+	struct guarded g = guarded_map(BIG_PAGES + 2);
+
+	cp_kernels(NULL);                  /* initialise first: init sets the defaults */
+	cp__policy_set(&policy);
+	check_with(clear_small_shares, &g, 1, BIG_PAGES, 8);       /* shares < crossover */
+	cr_assert_eq(temporal_calls, 0, "%u shares took the temporal kernel", temporal_calls);
+	cr_assert_gt(nontemporal_calls, 1, "the extent was not split");
+	check_with(clear_small_shares, &g, 1, BIG_PAGES - 1, 8);   /* below: all temporal */
+	cr_assert_gt(temporal_calls, 1);
+	cp__policy_set(&cp__state()->defaults);
+	guard_unmap(&g);
+}
