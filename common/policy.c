@@ -6,12 +6,14 @@
  *   n >= nt_from_pages             non-temporal kernel
  *
  * Defaults, and why (figures from `make bench`, see kernels_x86_64.c/README):
- *  - small: the first temporal kernel of cp_kernels(), the fastest at 4 KiB
- *    (x86_64: avx2, 209 GB/s against 174 for rep_stosb on Sapphire Rapids).
- *  - temporal: on Intel with ERMS/FSRM, rep_stosb from 2 pages on (212 vs 188
- *    GB/s at 8 KiB, 28.7 vs 28.1 at 8 MiB). Elsewhere the small kernel all
- *    the way: AMD is not measured here, and the issue's Zen 3 figures have
- *    AVX2 stores well ahead at 4 KiB.
+ *  - small: the first temporal kernel of cp_kernels(), never behind at 4 KiB
+ *    (x86_64: avx2, 222 vs 186 GB/s for rep_stosb on Sapphire Rapids, or both
+ *    about 145 when the CPU runs in its slower state).
+ *  - temporal: on Intel with ERMS/FSRM, rep_stosb from 2 pages on: level with
+ *    avx2 at 8 KiB, ahead by 0-10 % from 16 KiB to 32 MiB (four sweeps).
+ *    Elsewhere the small kernel all the way: AMD is not measured here, and
+ *    the figures quoted from the AMD EPYC host have AVX2 stores well ahead of
+ *    memset at 4 KiB.
  *  - crossover to non-temporal: the last-level cache one core sees (per CCX on
  *    AMD: seed 001 finds Zen's allocation elision from about LLC size on),
  *    capped at 64 MiB:
