@@ -6,9 +6,9 @@
  *   n >= nt_from_pages             non-temporal kernel
  *
  * Defaults, and why (figures from `make bench`, see kernels_x86_64.c/README):
- *  - small: the first temporal kernel of cp_kernels(), never behind at 4 KiB
- *    (x86_64: avx2, 222 vs 186 GB/s for rep_stosb on Sapphire Rapids, or both
- *    about 145 when the CPU runs in its slower state).
+ *  - small: the first temporal kernel of cp_kernels(), ahead or level at
+ *    4 KiB (x86_64: avx2, 222 vs 186 GB/s for rep_stosb on Sapphire Rapids in
+ *    three of five runs, both about 145 in the other two).
  *  - temporal: on Intel with ERMS/FSRM, rep_stosb from 2 pages on: level with
  *    avx2 at 8 KiB, ahead by 0-10 % from 16 KiB to 32 MiB (four sweeps).
  *    Elsewhere the small kernel all the way: AMD is not measured here, and
