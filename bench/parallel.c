@@ -157,8 +157,6 @@ int bench_parallel(const struct bench_opts *opts)
 		   nthreads);
 	bench_note("threshold: 'split' lowers the smallest share to one page; the library "
 		   "splits only into shares of %zu pages or more.", cp__parallel_min_share_pages);
-	if (opts->emulated)
-		bench_note("emulated run: figures measure qemu, not the CPU.");
 	rc = bench_write_outputs(opts, "parallel", tables, 2);
 	bench_table_free(tables[0]);
 	bench_table_free(tables[1]);

@@ -143,8 +143,6 @@ int bench_sweep(const struct bench_opts *opts)
 	bench_note("auto = cp_clear_pages(), auto_page = cp_clear_pages() one page per call; "
 		   "auto/best = auto against the fastest kernel of the row; "
 		   "medians over rounds, each contender warmed up, order shuffled per round.");
-	if (opts->emulated)
-		bench_note("emulated run: figures measure qemu, not the CPU.");
 	struct bench_table *tables[] = { wide, spread, data };
 	int rc = bench_write_outputs(opts, "sweep", tables, 3);
 	if (!rc && opts->plot_path)

@@ -257,6 +257,9 @@ int bench_write_outputs(const struct bench_opts *opts, const char *scenario,
 			struct bench_table *const *tables, size_t ntables)
 {
 	int rc = 0;
+	/* every scenario ends here: the header warned, the closing note repeats it */
+	if (opts->emulated)
+		bench_note("emulated run: figures measure qemu, not the CPU.");
 	if (opts->csv_path)
 		rc |= write_file(opts->csv_path, scenario, tables, ntables, 0);
 	if (opts->json_path)

@@ -375,8 +375,6 @@ int bench_tune(const struct bench_opts *opts)
 		bench_note("noise: where both pick the same kernel, tuned/default spans %.2f-%.2f.",
 			   v.noise_lo, v.noise_hi);
 	bench_note("profile: %s", path);
-	if (opts->emulated)
-		bench_note("emulated run: figures measure qemu, not the CPU.");
 	rc = bench_write_outputs(opts, "tune", tables, 2);
 	bench_table_free(tables[0]);
 	bench_table_free(tables[1]);
