@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <stdio.h>
 
-#define PG ((size_t)CP_PAGE_SIZE)
 #define FAKE_BASE ((void *)((uintptr_t)1 << 40))
 #define MAXEV 4096
 

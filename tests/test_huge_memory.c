@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <stdio.h>
 
-#define PG ((size_t)CP_PAGE_SIZE)
 
 /* n pages at mem + 4096 inside a guarded mapping of n + 2 pages, all FILL. */
 static struct guarded map_filled(size_t n)

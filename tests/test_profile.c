@@ -10,17 +10,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-/* Kernels every CPU of the arch has: usable without initialising the library. */
-#if defined(__x86_64__)
-#define BASELINE "movq"
-#define BASELINE_UPPER "MOVQ"
-#define BASELINE_NT "movnti"
-#else
-#define BASELINE "stp"
-#define BASELINE_UPPER "STP"
-#define BASELINE_NT "stnp"
-#endif
-
 /* Profile files of this test, removed when it ends. */
 #define MAX_FILES 64
 static char files[MAX_FILES][40];

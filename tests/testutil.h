@@ -17,6 +17,19 @@
 #include "clearpages.h"
 #include "guard.h"
 
+#define PG ((size_t)CP_PAGE_SIZE)
+
+/* Kernels every CPU of the arch has, never the default choice for one page. */
+#if defined(__x86_64__)
+#define BASELINE "movq"
+#define BASELINE_UPPER "MOVQ"
+#define BASELINE_NT "movnti"
+#else
+#define BASELINE "stp"
+#define BASELINE_UPPER "STP"
+#define BASELINE_NT "stnp"
+#endif
+
 /* guarded_map: guard_map (guard.h) that must succeed. */
 static inline struct guarded guarded_map(size_t pages)
 {
