@@ -29,11 +29,10 @@ include mk/arch-$(ARCH).mk
 
 CFLAGS   ?= -O2 -g
 CP_CFLAGS := -std=gnu11 -Wall -Wextra -fPIC -fvisibility=hidden \
-             -Iinclude -Icommon $(ARCH_CFLAGS)
+             -Iinclude -Icommon -Iarch/$(ARCH) $(ARCH_CFLAGS)
 ALL_CFLAGS = $(CP_CFLAGS) $(CFLAGS)
 
-COMMON_SRCS := $(filter-out common/kernels_%.c,$(wildcard common/*.c)) \
-               common/kernels_$(ARCH).c arch/$(ARCH)/cpu.c
+COMMON_SRCS := $(wildcard common/*.c) arch/$(ARCH)/cpu.c
 COMMON_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(COMMON_SRCS))
 KERNEL_OBJS := $(patsubst %,$(BUILD)/kernels/%.o,$(KERNELS))
 
@@ -45,7 +44,7 @@ all: lib
 
 lib: $(LIB_A) $(ALL_OBJ) $(KERNEL_OBJS)
 
-$(OBJ)/%.o: %.c $(wildcard include/*.h common/*.h) | $(OBJ)/common $(OBJ)/arch/$(ARCH)
+$(OBJ)/%.o: %.c $(wildcard include/*.h common/*.h common/*.def) arch/$(ARCH)/kernels.def | $(OBJ)/common $(OBJ)/arch/$(ARCH)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(OBJ)/common $(OBJ)/arch/$(ARCH) $(BUILD)/kernels $(BUILD)/tests $(BUILD)/bench:

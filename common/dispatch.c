@@ -91,7 +91,7 @@ static unsigned parse_disable(const char *list)
 			if (i == cp__feature_tokens_len)
 				cp__msg("CLEARPAGES_DISABLE: unknown feature '%.*s' ignored",
 					(int)(e - b), p + b);
-			else if (cp__feature_tokens[i].this_arch)
+			else if (!strcmp(cp__feature_tokens[i].arch, CP_ARCH_NAME))
 				mask |= cp__feature_tokens[i].feature;
 		}
 		p += len;

@@ -14,27 +14,17 @@
 #include "clearpages.h"
 #pragma GCC visibility pop
 
-/* CPU features a kernel may need (bits of cp__cpu.features). */
-enum {
-	CP__F_ERMS   = 1u << 0,   /* x86: enhanced rep movsb/stosb */
-	CP__F_FSRM   = 1u << 1,   /* x86: fast short rep mov */
-	CP__F_AVX2   = 1u << 2,   /* x86: AVX2 and the OS saves YMM state */
-	CP__F_CLZERO = 1u << 3,   /* x86: AMD clzero */
-	CP__F_DCZVA  = 1u << 8,   /* arm64: DC ZVA permitted (DCZID_EL0.DZP == 0) */
-	CP__F_SVE    = 1u << 9,   /* arm64: HWCAP_SVE */
-	CP__F_MOPS   = 1u << 10   /* arm64: HWCAP2_MOPS */
-};
+#include "cpu.h"
 
-/* What arch/<arch>/cpu.c finds; defaults filled in where a source is missing. */
-struct cp__cpu {
-	char vendor[16];          /* "GenuineIntel", "AuthenticAMD", "arm64" ... */
-	char model[64];           /* brand string or MIDR description */
-	unsigned features;        /* CP__F_* as detected, before CLEARPAGES_DISABLE */
-	size_t l2_bytes;          /* per core */
-	size_t llc_bytes;         /* last level as seen by one core (per CCX on AMD) */
-	unsigned dczva_block_bytes; /* arm64: DC ZVA block, 0 when prohibited */
-};
-void cp__cpu_detect(struct cp__cpu *cpu);
+/* This build's architecture, as cp_kernel.arch spells it, and as raw kernel
+ * symbols spell it (cp_<id>_<name>). */
+#if defined(__x86_64__)
+#define CP_ARCH_NAME "x86_64"
+#define CP_ARCH_ID x86_64
+#elif defined(__aarch64__)
+#define CP_ARCH_NAME "arm64"
+#define CP_ARCH_ID arm64
+#endif
 
 /* One row of an arch's kernel table (common/kernels_<arch>.c). */
 struct cp__kernel_desc {
@@ -46,11 +36,11 @@ struct cp__kernel_desc {
 extern const struct cp__kernel_desc cp__kernel_table[];
 extern const size_t cp__kernel_table_len;
 
-/* CLEARPAGES_DISABLE tokens of this and the other architecture. */
+/* CLEARPAGES_DISABLE tokens of both architectures (common/features.def). */
 struct cp__feature_token {
 	const char *token;
 	unsigned feature;
-	int this_arch;
+	const char *arch;         /* CP_ARCH_NAME: this build's */
 };
 extern const struct cp__feature_token cp__feature_tokens[];
 extern const size_t cp__feature_tokens_len;

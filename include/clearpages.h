@@ -87,6 +87,14 @@ int cp_clear_pages_parallel(void *addr, size_t npages, unsigned nthreads);
  */
 int cp_set_profile(const char *path);
 
+/*
+ * Where the extent policy came from: "env:PATH" (CLEARPAGES_PROFILE or
+ * cp_set_profile), "system:PATH" (the machine-wide profile), "builtin:NAME" (a
+ * profile measured for this CPU's microarchitecture, e.g. "builtin:amd-zen4")
+ * or "generic" (the rule from cache sizes). Valid until the next profile change.
+ */
+const char *cp_policy_source(void);
+
 /* Usable kernels here: temporal first (fastest at small extents first), then
  * non-temporal (fastest at large extents first). Returns the count. */
 size_t cp_kernels(const struct cp_kernel *const **list);
@@ -109,6 +117,8 @@ void cp_x86_64_avx2(void *addr, size_t npages);      /* AVX2 + OS YMM state */
 void cp_x86_64_movnti(void *addr, size_t npages);
 void cp_x86_64_avx2_nt(void *addr, size_t npages);   /* AVX2 + OS YMM state */
 void cp_x86_64_clzero(void *addr, size_t npages);    /* CPUID 0x80000008 EBX[0] */
+void cp_x86_64_avx512(void *addr, size_t npages);    /* AVX512F + OS ZMM state */
+void cp_x86_64_avx512_nt(void *addr, size_t npages); /* AVX512F + OS ZMM state */
 #endif
 #if defined(__aarch64__)
 void cp_arm64_stp(void *addr, size_t npages);

@@ -31,7 +31,7 @@ AR   := $(CROSS)ar
 LD   := $(CROSS)ld
 # BTI landing pads and PAC in the C objects too, or the property note is lost.
 ARCH_CFLAGS := -mbranch-protection=standard
-KERNELS := stp stp_q stnp dc_zva sve mops mops_nt
+KERNELS := $(shell sed -n 's/^CP_KERNEL.\([a-z0-9_]*\),.*/\1/p' arch/$(ARCH)/kernels.def)
 DEPS_PKGS += gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-user
 
 $(BUILD)/kernels/%.o: arch/arm64/%.S arch/arm64/cp_arm64.h | $(BUILD)/kernels

@@ -8,7 +8,7 @@ NASM ?= nasm
 # Without -fcf-protection=full Debian's gcc 12 emits no IBT/SHSTK property, and one
 # object without it strips the property from the whole clearpages.o.
 ARCH_CFLAGS := -fcf-protection=full
-KERNELS := rep_stosb rep_stosq movq sse2 avx2 movnti avx2_nt clzero
+KERNELS := $(shell sed -n 's/^CP_KERNEL.\([a-z0-9_]*\),.*/\1/p' arch/$(ARCH)/kernels.def)
 RUN :=
 DEPS_PKGS += nasm
 

@@ -67,11 +67,14 @@ void cp__cpu_detect(struct cp__cpu *cpu)
 	memcpy(cpu->vendor + 8, &r[2], 4);
 	int amd = !strcmp(cpu->vendor, "AuthenticAMD") || !strcmp(cpu->vendor, "HygonGenuine");
 
-	int avx_os = 0;
+	int avx_os = 0, zmm_os = 0;
 	if (max_leaf >= 1) {
 		cpuid(1, 0, r);
-		if ((r[2] >> 27) & 1)   /* OSXSAVE: XGETBV is allowed */
-			avx_os = (xgetbv0() & 6) == 6;
+		if ((r[2] >> 27) & 1) { /* OSXSAVE: XGETBV is allowed */
+			unsigned long long xcr0 = xgetbv0();
+			avx_os = (xcr0 & 0x06) == 0x06;   /* SSE, AVX */
+			zmm_os = (xcr0 & 0xe6) == 0xe6;   /* and opmask, ZMM_Hi256, Hi16_ZMM */
+		}
 	}
 	if (max_leaf >= 7) {
 		cpuid(7, 0, r);
@@ -81,6 +84,8 @@ void cp__cpu_detect(struct cp__cpu *cpu)
 			cpu->features |= CP__F_FSRM;
 		if (((r[1] >> 5) & 1) && avx_os)
 			cpu->features |= CP__F_AVX2;
+		if (((r[1] >> 16) & 1) && zmm_os)
+			cpu->features |= CP__F_AVX512;
 	}
 
 	cpuid(0x80000000, 0, r);

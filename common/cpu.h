@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The CPU as detection sees it (arch/<arch>/cpu.c fills it; nothing else
+ * does). Facts only: features, preference bits, cache sizes, identity and the
+ * microarchitecture's name. Selection (common/select.c) reads this and nothing
+ * about the machine itself, so tests can describe any CPU.
+ */
+#ifndef CP_CPU_H
+#define CP_CPU_H
+
+#include <stddef.h>
+
+/* Features a kernel may need (struct cp__cpu.features). Tokens and arch:
+ * common/features.def. */
+enum {
+#define CP_FEATURE(id, token, arch, bit) CP__F_##id = 1u << (bit),
+#include "features.def"
+#undef CP_FEATURE
+	CP__F_NONE = 0
+};
+
+/* Preference bits: how the detected CPU behaves, set by detection from what
+ * it knows of the vendor (as Linux's X86_FEATURE_REP_GOOD and glibc's
+ * Prefer_No_AVX512 are), so that selection compares bits, never vendor names. */
+enum {
+	/* rep stosb at least level with vector stores from 8 KiB to the LLC
+	 * (Intel cores with ERMS or FSRM). */
+	CP__P_STRING_MID    = 1u << 0,
+	/* 512-bit stores split into two 256-bit halves: no gain over ymm, so
+	 * the generic rule never picks a zmm kernel (AMD Zen 4). */
+	CP__P_NO_AVX512     = 1u << 1
+};
+
+struct cp__cpu {
+	char vendor[16];          /* "GenuineIntel", "AuthenticAMD", "arm64" ... */
+	char model[64];           /* brand string, or the MIDR description */
+	unsigned family, model_id, stepping;  /* x86: display family/model; 0 on arm64 */
+	unsigned midr_implementer, midr_part; /* arm64: MIDR_EL1 fields; 0 elsewhere */
+	char uarch[32];           /* "intel-sapphire-rapids", "amd-zen4", ...; "" unknown */
+	unsigned features;        /* CP__F_* as detected, before CLEARPAGES_DISABLE */
+	unsigned prefs;           /* CP__P_* */
+	size_t l2_bytes;          /* per core */
+	size_t llc_bytes;         /* last level as seen by one core (per CCX on AMD) */
+	unsigned dczva_block_bytes; /* arm64: DC ZVA block, 0 when prohibited */
+};
+
+void cp__cpu_detect(struct cp__cpu *cpu);
+
+#endif
