@@ -28,8 +28,10 @@ DEPS_STEPS :=
 include mk/arch-$(ARCH).mk
 
 CFLAGS   ?= -O2 -g
+SYSCONFDIR ?= /etc
 CP_CFLAGS := -std=gnu11 -Wall -Wextra -fPIC -fvisibility=hidden \
-             -Iinclude -Icommon -Iarch/$(ARCH) $(ARCH_CFLAGS)
+             -Iinclude -Icommon -Iarch/$(ARCH) $(ARCH_CFLAGS) \
+             -DCP_SYSCONFDIR='"$(SYSCONFDIR)"'
 ALL_CFLAGS = $(CP_CFLAGS) $(CFLAGS)
 
 COMMON_SRCS := $(wildcard common/*.c) arch/$(ARCH)/cpu.c

@@ -24,7 +24,10 @@
 #ifndef CP_SYSCONFDIR
 #define CP_SYSCONFDIR "/etc"
 #endif
-#define SYSTEM_PROFILE CP_SYSCONFDIR "/clearpages/profile"
+/* The machine-wide profile; a variable only so tests can point it elsewhere
+ * before the first call (never the environment: a setuid program must not
+ * be steered to another file). */
+const char *cp__system_profile_path = CP_SYSCONFDIR "/clearpages/profile";
 #define SOURCE_MAX 4200               /* "system:" + a path */
 
 struct cp__state cp__the_state;
@@ -210,7 +213,7 @@ static void init(void)
 	pthread_atfork(atfork_prepare, atfork_release, atfork_release);
 	const char *profile = env("CLEARPAGES_PROFILE");
 	if (!profile || !load_profile_at_init("CLEARPAGES_PROFILE", profile, 0, "env"))
-		load_profile_at_init("system profile", SYSTEM_PROFILE, 1, "system");
+		load_profile_at_init("system profile", cp__system_profile_path, 1, "system");
 	__atomic_store_n(&cp__ready, 1, __ATOMIC_RELEASE);
 }
 
