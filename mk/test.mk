@@ -16,3 +16,9 @@ TEST_TIMEOUT ?= 120
 # The suite on this machine, natively (ARCH matching the host).
 test-native: $(TEST_BIN)
 	$(RUN) $(TEST_BIN) --jobs=2 --timeout=$(TEST_TIMEOUT)
+
+# The C objects reference each other one way only (tests/check-graph.sh).
+TEST_STEPS += test-graph
+.PHONY: test-graph
+test-graph: $(COMMON_OBJS)
+	tests/check-graph.sh $(CROSS)nm $(COMMON_OBJS)
