@@ -9,9 +9,9 @@
 ifeq ($(HOST_ARCH),x86_64)
 ifeq ($(ARCH),x86_64)
 TEST_STEPS += test-arm64-matrix
-DEPS_PKGS  += gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu
+DEPS_TEST_PKGS += gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu
 endif
-DEPS_STEPS += deps-arm64
+DEPS_TEST_STEPS += deps-arm64
 endif
 
 # Builds build/arm64/tests/cp_tests itself (ARCH=arm64), so it runs from any ARCH.

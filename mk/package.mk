@@ -26,19 +26,19 @@ DROPINDIR   = $(LIBDIR)/clearpages
 
 lib: $(LIB_SO) $(BUILD)/$(SONAME) $(PC)
 
-$(SO_GLUE): scripts/so-glue.c | $(OBJ)/common
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+$(SO_GLUE): common/so-glue.c | $(OBJ)/common
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
-# -nostartfiles: the crt files lack the CET/BTI property (see scripts/so-glue.c).
+# -nostartfiles: the crt files lack the CET/BTI property (see common/so-glue.c).
 # cet-report=warning names any input that would still strip it on x86_64;
 # tests/check-elf.sh fails on the result.
 SO_LDFLAGS := -shared -nostartfiles -Wl,-soname,$(SONAME) \
-              -Wl,--version-script=scripts/clearpages.map -Wl,--no-undefined \
+              -Wl,--version-script=common/clearpages.map -Wl,--no-undefined \
               -Wl,-z,relro,-z,now
 ifeq ($(ARCH),x86_64)
 SO_LDFLAGS += -Wl,-z,cet-report=warning
 endif
-$(LIB_SO_REAL): $(COMMON_OBJS) $(KERNEL_OBJS) $(SO_GLUE) scripts/clearpages.map
+$(LIB_SO_REAL): $(COMMON_OBJS) $(KERNEL_OBJS) $(SO_GLUE) common/clearpages.map
 	$(CC) $(CFLAGS) $(SO_LDFLAGS) -o $@ $(COMMON_OBJS) $(KERNEL_OBJS) $(SO_GLUE)
 
 # libclearpages.so -> libclearpages.so.0 -> libclearpages.so.0.1.0, as installed.
@@ -59,13 +59,14 @@ $(PC): clearpages.pc.in include/clearpages.h $(BUILD)/pc-paths
 INSTALL_FILES = $(INCLUDEDIR)/clearpages.h $(LIBDIR)/pkgconfig/clearpages.pc \
                 $(LIBDIR)/libclearpages.a $(LIBDIR)/$(notdir $(LIB_SO_REAL)) \
                 $(LIBDIR)/$(SONAME) $(LIBDIR)/libclearpages.so \
-                $(DROPINDIR)/clearpages.o $(patsubst %,$(DROPINDIR)/kernels/%.o,$(KERNELS))
+                $(DROPINDIR)/clearpages.o $(patsubst %,$(DROPINDIR)/kernels/%.o,$(KERNELS)) \
+                $(DIR_MANIFEST)
 
 .PHONY: install uninstall examples test-elf test-install test-examples cp-always \
         test-elf-arm64 test-examples-arm64
 TEST_STEPS += test-elf test-install test-examples
 # The C++ example, and the arm64 half of these steps run from an x86_64 host.
-DEPS_PKGS  += binutils g++ g++-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-user
+DEPS_TEST_PKGS += g++ g++-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-user
 ifneq ($(ARCH),arm64)
 TEST_STEPS += test-elf-arm64 test-examples-arm64
 endif
@@ -86,8 +87,12 @@ test-elf-arm64 test-examples-arm64:
 	else \
 	    $(MAKE) --no-print-directory ARCH=arm64 $(@:-arm64=); \
 	fi
+# The folders install needs; the ones it had to create are recorded in
+# DIR_MANIFEST, and uninstall removes those (when empty), no others.
+INSTALL_DIRS = $(INCLUDEDIR) $(LIBDIR)/pkgconfig $(DROPINDIR)/kernels
+DIR_MANIFEST = $(DROPINDIR)/installed-dirs
 install: lib
-	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(DROPINDIR)/kernels
+	scripts/install-dirs.sh create $(DESTDIR)$(DIR_MANIFEST) $(addprefix $(DESTDIR),$(INSTALL_DIRS))
 	install -m 644 include/clearpages.h $(DESTDIR)$(INCLUDEDIR)/
 	install -m 644 $(PC) $(DESTDIR)$(LIBDIR)/pkgconfig/
 	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
@@ -97,8 +102,8 @@ install: lib
 	install -m 644 $(ALL_OBJ) $(DESTDIR)$(DROPINDIR)/
 	install -m 644 $(KERNEL_OBJS) $(DESTDIR)$(DROPINDIR)/kernels/
 uninstall:
-	rm -f $(addprefix $(DESTDIR),$(INSTALL_FILES))
-	rmdir $(DESTDIR)$(DROPINDIR)/kernels $(DESTDIR)$(DROPINDIR) 2>/dev/null || true
+	rm -f $(filter-out $(DESTDIR)$(DIR_MANIFEST),$(addprefix $(DESTDIR),$(INSTALL_FILES)))
+	scripts/install-dirs.sh remove $(DESTDIR)$(DIR_MANIFEST)
 
 # Install into a scratch DESTDIR: the file list must be exactly INSTALL_FILES,
 # and uninstall must remove all of it and nothing else (a foreign file stays).
@@ -118,6 +123,11 @@ test-install: lib
 	left=$$(cd $$d && find . ! -type d); \
 	[ "$$left" = ./$(patsubst /%,%,$(LIBDIR))/foreign ] || { echo "test-install: after uninstall: $$left"; exit 1; }; \
 	[ ! -e $$d$(DROPINDIR) ] || { echo "test-install: $(DROPINDIR) left behind"; exit 1; }; \
+	[ ! -e $$d$(INCLUDEDIR) ] && [ ! -e $$d$(LIBDIR)/pkgconfig ] || \
+	    { echo "test-install: folders install created are left behind"; exit 1; }; \
+	mkdir -p $$d$(INCLUDEDIR); $(MAKE) --no-print-directory -s install DESTDIR=$$d; \
+	$(MAKE) --no-print-directory -s uninstall DESTDIR=$$d; \
+	[ -d $$d$(INCLUDEDIR) ] || { echo "test-install: removed $(INCLUDEDIR), which it did not create"; exit 1; }; \
 	rm -rf $$d $$d.got $$d.want; echo "test-install: $(words $(INSTALL_FILES)) files installed and removed"
 
 

@@ -26,7 +26,7 @@ rel-stress: $(STRESS_BIN)
 
 ifeq ($(ARCH),x86_64)
 TEST_STEPS += test-x86-models test-fuzz test-asan test-valgrind
-DEPS_PKGS  += qemu-user clang libclang-rt-14-dev valgrind
+DEPS_TEST_PKGS += qemu-user clang libclang-rt-14-dev valgrind
 
 test-x86-models test-fuzz test-asan test-valgrind:
 	@$(REL_TIMED) $@ $(MAKE) --no-print-directory $(@:test-%=rel-%)

@@ -12,6 +12,14 @@ $(TEST_BIN): $(TEST_SRCS) tests/testutil.h tests/guard.h $(LIB_A) | $(BUILD)/tes
 # Seconds one Criterion test may run before it counts as failed (a hang).
 TEST_TIMEOUT ?= 120
 
+# `make` builds the suite too; cross-built only once `make deps-test` has
+# fetched the arm64 Criterion sysroot.
+ifeq ($(CROSS)$(filter arm64,$(ARCH)),)
+all: $(TEST_BIN)
+else ifneq ($(wildcard $(ARM64_SYSROOT)/usr/include/criterion),)
+all: $(TEST_BIN)
+endif
+
 .PHONY: test-native
 # The suite on this machine, natively (ARCH matching the host).
 test-native: $(TEST_BIN)
