@@ -144,10 +144,13 @@ void cp__cpu_from_regs(struct cp__cpu *cpu, unsigned long long midr,
 	cpu->midr_implementer = (unsigned)(midr >> 24) & 0xff;
 	cpu->midr_part = (unsigned)(midr >> 4) & 0xfff;
 	model_name(cpu->model, sizeof(cpu->model), midr);
-	for (size_t i = 0; i < sizeof(uarch_names) / sizeof(uarch_names[0]); i++)
+	for (size_t i = 0; i < sizeof(uarch_names) / sizeof(uarch_names[0]); i++) {
 		if (uarch_names[i].implementer == cpu->midr_implementer &&
-		    uarch_names[i].part == cpu->midr_part)
+		    uarch_names[i].part == cpu->midr_part) {
 			copy_str(cpu->uarch, sizeof(cpu->uarch), uarch_names[i].uarch);
+			break;
+		}
+	}
 }
 
 /* MRS readers. ID_AA64ISAR2_EL1 by its encoding (op0 3, op1 0, CRn 0, CRm 6,
