@@ -38,8 +38,7 @@ struct described {
 	struct cp__cpu cpu;
 	struct cp__kernel_list usable;
 	struct cp__policy policy;
-	const char *source;          /* "builtin:NAME" or "generic" */
-	char source_buf[48];
+	char source[48];             /* "builtin:NAME" or "generic" */
 };
 
 /* Select for a described CPU, optionally masking features as
@@ -49,9 +48,8 @@ static void select_for(struct described *d, unsigned disabled, const struct cp__
 	cp__registry_build(d->cpu.features & ~disabled, &d->usable);
 	struct cp__select_in in = { &d->cpu, &d->usable, pr, 0, 0, NULL };
 	const struct cp__builtin *b = cp__select(&in, &d->policy);
-	snprintf(d->source_buf, sizeof(d->source_buf), "%s%s", b ? "builtin:" : "generic",
+	snprintf(d->source, sizeof(d->source), "%s%s", b ? "builtin:" : "generic",
 		 b ? b->uarch : "");
-	d->source = d->source_buf;
 }
 
 #define MIB_PAGES(n) ((size_t)(n) << 8)
