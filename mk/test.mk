@@ -30,3 +30,9 @@ TEST_STEPS += test-graph
 .PHONY: test-graph
 test-graph: $(COMMON_OBJS)
 	tests/check-graph.sh $(CROSS)nm $(COMMON_OBJS)
+
+# README tables and header prototypes derived from arch/*/kernels.def.
+TEST_STEPS += test-docs
+.PHONY: test-docs
+test-docs:
+	@tests/check-docs.sh
