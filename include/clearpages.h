@@ -1,7 +1,7 @@
 /*
  * clearpages — hand-written page-clearing kernels behind one dispatcher.
  *
- * Public contract (see DESIGN.md): once landed, names and meanings here do not
+ * Public contract: once landed, names and meanings here do not
  * change; additions are fine. C99 and C++11 clean, self-contained.
  * struct cp_huge_opts is part of the ABI of soname 0.
  */

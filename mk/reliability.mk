@@ -1,4 +1,4 @@
-# Reliability (issue 6): the x86 CPU-model matrix under qemu-x86_64, libFuzzer
+# Reliability: the x86 CPU-model matrix under qemu-x86_64, libFuzzer
 # targets, the Criterion suite under ASan+UBSan and under valgrind, and a
 # multi-threaded stress run. Each step prints how long it took; see
 # tests/README.md. The hostile-environment and signal tests are Criterion
