@@ -38,12 +38,12 @@ rel-x86-models: $(MODELS_BIN)
 # they are) in their own build folder, by the Makefile's own rules.
 FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all
-FUZZ_TARGETS := clear huge
+FUZZ_TARGETS := clear huge profile
 $(FUZZ_DIR)/libclearpages.a: FORCE
 	@$(MAKE) --no-print-directory BUILD=$(FUZZ_DIR) CC=clang \
 	    CFLAGS="-O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link" $@
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(PLAIN_HDRS) $(FUZZ_DIR)/libclearpages.a
-	clang -std=gnu11 -Wall -Wextra -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer -Iinclude \
+	clang -std=gnu11 -Wall -Wextra -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer -Iinclude -Icommon -Iarch/$(ARCH) \
 	    -o $@ $< $(FUZZ_DIR)/libclearpages.a -lpthread
 rel-fuzz: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
 	scripts/reliability-fuzz.sh $(FUZZ_SECONDS) $(FUZZ_DIR) $(FUZZ_TARGETS)
