@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Helpers for the plain (non-Criterion) checkers: the qemu-x86_64 model
  * driver, the stress program and the fuzz targets. Criterion re-execs its
@@ -29,30 +30,14 @@ static inline int region_map(struct guarded *r, size_t pages)
 	return 0;
 }
 
-/* Every byte of r: [start, start + len) zero, the rest FILL. On success
- * the fill is restored and 0 returned; otherwise why[] says where it broke. */
+/* Every byte of r: [start, start + len) zero, the rest FILL (guard_verify).
+ * On success the fill is restored and 0 returned; otherwise why[] says where
+ * it broke. */
 static inline int region_verify(struct guarded *r, size_t start, size_t len,
 				char *why, size_t whylen)
 {
-	size_t bad = first_not(r->mem, start, FILL);
-	if (bad < start) {
-		snprintf(why, whylen, "byte %zu before the range [%zu, +%zu) was written",
-			 bad, start, len);
+	if (guard_verify(r->mem, r->len, start, len, why, whylen))
 		return -1;
-	}
-	bad = first_not(r->mem + start, len, 0);
-	if (bad < len) {
-		snprintf(why, whylen, "byte %zu of the range [%zu, +%zu) is 0x%02x, not 0",
-			 start + bad, start, len, r->mem[start + bad]);
-		return -1;
-	}
-	size_t after = r->len - start - len;
-	bad = first_not(r->mem + start + len, after, FILL);
-	if (bad < after) {
-		snprintf(why, whylen, "byte %zu after the range [%zu, +%zu) was written",
-			 start + len + bad, start, len);
-		return -1;
-	}
 	memset(r->mem + start, FILL, len);
 	return 0;
 }
