@@ -51,7 +51,7 @@ FS_HOSTED   := $(FS_TEST_DIR)/hosted_report
 FS_PROG_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror -ffreestanding -fno-builtin \
                   -fno-tree-loop-distribute-patterns -fno-stack-protector -fno-pie \
                   -DCLEARPAGES_FREESTANDING -Iinclude $(ARCH_CFLAGS)
-FS_PROG_SRCS := tests/freestanding/fs_check.c tests/freestanding/start_$(ARCH).S
+FS_PROG_SRCS := tests/freestanding/fs_check.c
 
 $(FS_PROG): $(FS_PROG_SRCS) tests/freestanding/sys.h tests/freestanding/report.h $(FS_OBJ)
 	@mkdir -p $(@D)
@@ -65,7 +65,7 @@ $(FS_HOSTED): tests/freestanding/hosted_report.c tests/freestanding/report.h $(L
 	    -o $@ $< $(LIB_A) -pthread
 
 test-freestanding: $(FS_OBJ) $(FS_PROG) $(FS_HOSTED)
-	tests/freestanding/run.sh $(ARCH) $(FS_OBJ) $(FS_PROG) $(FS_HOSTED) $(FS_TEST_DIR)/logs
+	QEMU_AARCH64="$(QEMU_AARCH64)" tests/freestanding/run.sh $(ARCH) $(FS_OBJ) $(FS_PROG) $(FS_HOSTED) $(FS_TEST_DIR)/logs
 
 TEST_STEPS += test-freestanding
 ifeq ($(HOST_ARCH)$(ARCH),x86_64x86_64)
