@@ -74,6 +74,7 @@ int cp_clear_huge(void *base, size_t npages, size_t hot_idx);
 int cp_clear_huge_opts(void *base, size_t npages, size_t hot_idx,
 		       const struct cp_huge_opts *opts);
 
+#ifndef CLEARPAGES_FREESTANDING   /* threads and files: not in clearpages-freestanding.o */
 /*
  * Same checks as cp_clear_pages; nthreads 0 = the CPUs this thread may run on;
  * extents below a measured threshold stay on the calling thread; a thread that
@@ -86,6 +87,7 @@ int cp_clear_pages_parallel(void *addr, size_t npages, unsigned nthreads);
  * 0, or -EINVAL / -ENOENT with the policy unchanged.
  */
 int cp_set_profile(const char *path);
+#endif
 
 /*
  * Where the extent policy came from: "env:PATH" (CLEARPAGES_PROFILE or

@@ -17,6 +17,7 @@ void *memmove(void *d, const void *s, size_t n);
 /* Until arch/x86_64/cpu.c uses no string functions but memset/memcpy/memmove:
  * its strcmp/strcpy/strspn/strlen become these (static: no symbol escapes). */
 #if defined(__x86_64__)
+#include "str.h"
 static inline int cp__fs_strcmp(const char *a, const char *b)
 {
 	while (*a && *a == *b)
@@ -41,17 +42,10 @@ static inline size_t cp__fs_strspn(const char *s, const char *accept)
 			return n;
 	}
 }
-static inline size_t cp__fs_strlen(const char *s)
-{
-	size_t n = 0;
-	while (s[n])
-		n++;
-	return n;
-}
 #define strcmp cp__fs_strcmp
 #define strcpy cp__fs_strcpy
 #define strspn cp__fs_strspn
-#define strlen cp__fs_strlen
+#define strlen cp__strlen
 #endif
 
 #pragma GCC visibility push(hidden)
