@@ -232,7 +232,7 @@ DEPS_TEST_PKGS += cmake meson ninja-build
 .PHONY: test-examples-consumers
 test-examples: test-examples-consumers
 test-examples-consumers: $(STAGE_PC)
-	@set -e; rm -rf $(EX_CMAKE) $(EX_MESON); mkdir -p $(EX_DIR); \
+	@set -e; rm -rf $(EX_CMAKE) $(EX_CMAKE)-cross $(EX_MESON); mkdir -p $(EX_DIR); \
 	if grep -nE '$(STAGE)|$(PREFIX)|$(LIBDIR)|$(INCLUDEDIR)' $(STAGE)$(CMAKEDIR)/*.cmake; then \
 	    echo "test-examples: the CMake package names an absolute path (not relocatable)"; exit 1; fi; \
 	echo "--- examples/cmake: CMAKE_PREFIX_PATH=$(STAGE)$(PREFIX)"; \
@@ -241,6 +241,13 @@ test-examples-consumers: $(STAGE_PC)
 	    { cat $(EX_CMAKE).log; echo "test-examples: examples/cmake failed"; exit 1; }; \
 	grep -qx 'clearpages_DIR:PATH=$(STAGE)$(CMAKEDIR)' $(EX_CMAKE)/CMakeCache.txt || \
 	    { grep clearpages_DIR $(EX_CMAKE)/CMakeCache.txt; echo "test-examples: CMake found another clearpages"; exit 1; }; \
+	if [ -z "$(CROSS)" ] && [ $(ARCH) = x86_64 ] && command -v aarch64-linux-gnu-gcc >/dev/null; then \
+	    echo "--- examples/cmake, cross-built for arm64: must refuse this x86_64 package"; \
+	    if cmake -S examples/cmake -B $(EX_CMAKE)-cross -DCMAKE_PREFIX_PATH=$(STAGE)$(PREFIX) \
+	        -DCMAKE_TOOLCHAIN_FILE=$(abspath examples/cmake/aarch64-linux-gnu.cmake) >$(EX_CMAKE)-cross.log 2>&1 || \
+	        ! grep -qF '$(CP_VERSION) (x86_64)' $(EX_CMAKE)-cross.log; then \
+	        cat $(EX_CMAKE)-cross.log; echo "test-examples: an arm64 build took the x86_64 package"; exit 1; fi; \
+	fi; \
 	echo "--- examples/meson: PKG_CONFIG_LIBDIR=$(STAGE)$(LIBDIR)/pkgconfig"; \
 	PKG_CONFIG_SYSROOT_DIR=$(STAGE) PKG_CONFIG_LIBDIR=$(STAGE)$(LIBDIR)/pkgconfig \
 	    meson setup $(EX_MESON_ARGS) $(EX_MESON) examples/meson >$(EX_MESON).log 2>&1 && \
