@@ -125,7 +125,10 @@ const struct cp_kernel *cp_kernel_for(size_t npages);
  *                   avx512, arm64: dczva sve mops; the other arch's ignored);
  *   CP_CPU_DESCRIPTION_REGS (arm64 only): take the four register values
  *                   below instead of reading them (EL0 without emulation;
- *                   a hypervisor describing the core it runs on).
+ *                   a hypervisor describing the core it runs on);
+ *   l2_bytes, llc_bytes  the cache sizes (per core; the last level one core
+ *                   shares), e.g. from the device tree or ACPI PPTT: the
+ *                   generic rule places the non-temporal crossover by them.
  * Returns 0; -EINVAL (unknown flag or token; nothing changes) or -EBUSY (the
  * state was already decided, by an earlier call or by first use).
  */
@@ -134,6 +137,7 @@ struct cp_cpu_description {
 	unsigned flags;                      /* CP_CPU_DESCRIPTION_* */
 	const char *disable;
 	unsigned long long midr_el1, id_aa64pfr0_el1, id_aa64isar2_el1, dczid_el0;
+	size_t l2_bytes, llc_bytes;          /* 0: as detected (arm64: defaults) */
 };
 int cp_freestanding_init(const struct cp_cpu_description *desc);
 #endif

@@ -78,6 +78,10 @@ static void decide(const struct cp_cpu_description *desc, unsigned disable)
 	(void)desc;
 	cp__cpu_detect(&s->cpu);
 #endif
+	if (desc && desc->l2_bytes)
+		s->cpu.l2_bytes = desc->l2_bytes;
+	if (desc && desc->llc_bytes)
+		s->cpu.llc_bytes = desc->llc_bytes;
 	s->features = s->cpu.features & ~disable;
 	s->quiet = 1;
 	s->forced = NULL;

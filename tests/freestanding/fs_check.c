@@ -7,10 +7,10 @@
  * prints the kernel picked per extent.
  *
  *   fs_check [--report] [--expect k1,k2,...] [--disable TOKENS]
- *            [--regs MIDR,PFR0,ISAR2,DCZID]   (arm64, hex)
+ *            [--regs MIDR,PFR0,ISAR2,DCZID]   (arm64, hex) [--llc BYTES]
  *
  * --report: only the decisions (report.h), to compare with the hosted library.
- * --disable / --regs: describe the CPU with cp_freestanding_init() first.
+ * --disable / --regs / --llc: describe the CPU with cp_freestanding_init() first.
  * Last line: "N passed, N failed"; exit status 1 on a failure.
  */
 #include <errno.h>
@@ -245,10 +245,12 @@ static unsigned long long hex(const char **p)
 }
 
 /* cp_freestanding_init() with the features to leave out and (arm64) the
- * register values "MIDR,PFR0,ISAR2,DCZID"; either may be NULL. */
+ * register values "MIDR,PFR0,ISAR2,DCZID"; either may be NULL; the LLC size
+ * of --llc. */
+static size_t llc_bytes;                  /* --llc: described, else 0 */
 static int describe_cpu(const char *disable, const char *regs)
 {
-	struct cp_cpu_description d = { 0, disable, 0, 0, 0, 0 };
+	struct cp_cpu_description d = { 0, disable, 0, 0, 0, 0, 0, llc_bytes };
 	if (regs) {
 		d.flags = CP_CPU_DESCRIPTION_REGS;
 		d.midr_el1 = hex(&regs);
@@ -263,12 +265,21 @@ static int describe_cpu(const char *disable, const char *regs)
  * taken once. */
 static void check_describe(const char *disable, const char *regs)
 {
-	struct cp_cpu_description bad_flag = { 0x80u, NULL, 0, 0, 0, 0 };
-	struct cp_cpu_description bad_token = { 0, "avx2,no-such-feature", 0, 0, 0, 0 };
+	struct cp_cpu_description bad_flag = { 0x80u, NULL, 0, 0, 0, 0, 0, 0 };
+	struct cp_cpu_description bad_token = { 0, "avx2,no-such-feature", 0, 0, 0, 0, 0, 0 };
 	check(cp_freestanding_init(&bad_flag) == -EINVAL, "description: unknown flag -EINVAL", "");
 	check(cp_freestanding_init(&bad_token) == -EINVAL, "description: unknown token -EINVAL", "");
 	check(describe_cpu(disable, regs) == 0, "description taken", ": not 0");
 	check(describe_cpu(disable, regs) == -EBUSY, "description: a second one -EBUSY", "");
+	if (!llc_bytes)
+		return;
+	/* The generic rule goes non-temporal by the LLC: from at most its size on. */
+	size_t llc_pages = llc_bytes / PG;
+	const struct cp_kernel *small = cp_kernel_for(1), *at_llc = cp_kernel_for(llc_pages);
+	check(!streq(cp_policy_source(), "generic") ||
+	      (!(small->flags & CP_NONTEMPORAL) && (at_llc->flags & CP_NONTEMPORAL)),
+	      "description: the LLC size places the generic non-temporal crossover",
+	      ": cp_kernel_for(LLC) is temporal");
 }
 
 static void check_list(const char *expect)
@@ -302,18 +313,21 @@ void __attribute__((noreturn, used)) fs_start(long *sp)
 			disable = argv[++i];
 		else if (i + 1 < argc && streq(argv[i], "--regs"))
 			regs = argv[++i];
+		else if (i + 1 < argc && streq(argv[i], "--llc"))
+			for (const char *d = argv[++i]; *d; d++)
+				llc_bytes = llc_bytes * 10 + (size_t)(*d - '0');
 		else {
 			say("fs_check: bad argument '", argv[i], "'");
 			fs_exit(2);
 		}
 	}
 	if (report_only) {
-		if ((disable || regs) && describe_cpu(disable, regs))
+		if ((disable || regs || llc_bytes) && describe_cpu(disable, regs))
 			fs_exit(1);
 		report(&out);
 		fs_exit(0);
 	}
-	if (disable || regs)
+	if (disable || regs || llc_bytes)
 		check_describe(disable, regs);
 	check_list(expect);
 	struct region r;
