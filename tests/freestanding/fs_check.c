@@ -7,10 +7,10 @@
  * prints the kernel picked per extent.
  *
  *   fs_check [--report] [--expect k1,k2,...] [--disable TOKENS]
- *            [--regs MIDR,PFR0,ISAR2,DCZID]   (arm64, hex) [--llc BYTES]
+ *            [--regs MIDR,PFR0,ISAR2,DCZID]   (arm64, hex) [--l2 BYTES] [--llc BYTES]
  *
  * --report: only the decisions (report.h), to compare with the hosted library.
- * --disable / --regs / --llc: describe the CPU with cp_freestanding_init() first.
+ * --disable / --regs / --l2 / --llc: describe the CPU with cp_freestanding_init() first.
  * Last line: "N passed, N failed"; exit status 1 on a failure.
  */
 #include <errno.h>
@@ -247,10 +247,10 @@ static unsigned long long hex(const char **p)
 /* cp_freestanding_init() with the features to leave out and (arm64) the
  * register values "MIDR,PFR0,ISAR2,DCZID"; either may be NULL; the LLC size
  * of --llc. */
-static size_t llc_bytes;                  /* --llc: described, else 0 */
+static size_t l2_bytes, llc_bytes;        /* --l2, --llc: described, else 0 */
 static int describe_cpu(const char *disable, const char *regs)
 {
-	struct cp_cpu_description d = { 0, disable, 0, 0, 0, 0, 0, llc_bytes };
+	struct cp_cpu_description d = { 0, disable, 0, 0, 0, 0, l2_bytes, llc_bytes };
 	if (regs) {
 		d.flags = CP_CPU_DESCRIPTION_REGS;
 		d.midr_el1 = hex(&regs);
@@ -313,21 +313,23 @@ void __attribute__((noreturn, used)) fs_start(long *sp)
 			disable = argv[++i];
 		else if (i + 1 < argc && streq(argv[i], "--regs"))
 			regs = argv[++i];
-		else if (i + 1 < argc && streq(argv[i], "--llc"))
+		else if (i + 1 < argc && (streq(argv[i], "--llc") || streq(argv[i], "--l2"))) {
+			size_t *to = streq(argv[i], "--l2") ? &l2_bytes : &llc_bytes;
 			for (const char *d = argv[++i]; *d; d++)
-				llc_bytes = llc_bytes * 10 + (size_t)(*d - '0');
+				*to = *to * 10 + (size_t)(*d - '0');
+		}
 		else {
 			say("fs_check: bad argument '", argv[i], "'");
 			fs_exit(2);
 		}
 	}
 	if (report_only) {
-		if ((disable || regs || llc_bytes) && describe_cpu(disable, regs))
+		if ((disable || regs || l2_bytes || llc_bytes) && describe_cpu(disable, regs))
 			fs_exit(1);
 		report(&out);
 		fs_exit(0);
 	}
-	if (disable || regs || llc_bytes)
+	if (disable || regs || l2_bytes || llc_bytes)
 		check_describe(disable, regs);
 	check_list(expect);
 	struct region r;
