@@ -220,7 +220,8 @@ test-examples: $(EX_BINS) $(EX_DIR)/plugin_dlclose $(STAGE_PC)
 # Meson: pkg-config's search path, with the stage as its sysroot since
 # clearpages.pc names the real prefix); cross builds through the toolchain and
 # cross files. Each builds clear_extents shared and static; both run, the
-# shared one must load the staged .so. The CMake files must name no absolute
+# shared one must load the staged .so. CMake also links the freestanding
+# program with clearpages::freestanding alone. The CMake files must name no absolute
 # path of the install (relocatable).
 EX_CMAKE := $(abspath $(EX_DIR)/cmake)
 EX_MESON := $(abspath $(EX_DIR)/meson)
@@ -237,6 +238,7 @@ test-examples-consumers: $(STAGE_PC)
 	    echo "test-examples: the CMake package names an absolute path (not relocatable)"; exit 1; fi; \
 	echo "--- examples/cmake: CMAKE_PREFIX_PATH=$(STAGE)$(PREFIX)"; \
 	cmake -S examples/cmake -B $(EX_CMAKE) -DCMAKE_PREFIX_PATH=$(STAGE)$(PREFIX) $(EX_CMAKE_ARGS) \
+	    -DCLEARPAGES_FS_CHECK=$(abspath tests/freestanding/fs_check.c) \
 	    >$(EX_CMAKE).log 2>&1 && cmake --build $(EX_CMAKE) >>$(EX_CMAKE).log 2>&1 || \
 	    { cat $(EX_CMAKE).log; echo "test-examples: examples/cmake failed"; exit 1; }; \
 	grep -qx 'clearpages_DIR:PATH=$(STAGE)$(CMAKEDIR)' $(EX_CMAKE)/CMakeCache.txt || \
@@ -260,4 +262,8 @@ test-examples-consumers: $(STAGE_PC)
 	    case $$b in *_shared) want=1 ;; *) want=0 ;; esac; \
 	    [ "$$needs" = $$want ] || { echo "$$b: NEEDED $(SONAME) $$needs times, expected $$want"; exit 1; }; \
 	    $(EX_RUN) $$b 1 16 512; \
-	done
+	done; \
+	echo "--- $(EX_CMAKE)/fs_check (clearpages::freestanding, no libc)"; \
+	$(EX_RUN) $(EX_CMAKE)/fs_check >$(EX_CMAKE)/fs_check.log 2>&1 || \
+	    { cat $(EX_CMAKE)/fs_check.log; echo "test-examples: fs_check failed"; exit 1; }; \
+	tail -n 1 $(EX_CMAKE)/fs_check.log
