@@ -34,7 +34,7 @@ bad=$(${cross}readelf -sW "$obj" | awk '($5 == "GLOBAL" || $5 == "WEAK") && $7 !
 for absent in cp_clear_pages_parallel cp_set_profile; do
 	! ${cross}nm "$obj" | grep -qw "$absent" || fail "$obj defines $absent"
 done
-echo "freestanding: $obj: needs $(${cross}nm -u "$obj" | awk '{ print $2 }' | tr '\n' ' '); '$prop'; no TLS"
+[ $failed -ne 0 ] || echo "freestanding: $obj: needs $(${cross}nm -u "$obj" | awk '{ print $2 }' | tr '\n' ' '); '$prop'; no TLS"
 
 # --- the runs: name | runner | fs_check arguments | expected kernel list
 # (cp_kernels() order, arch/<arch>/kernels.def: a kernel needing a feature the
