@@ -13,6 +13,13 @@
 #define CP_KERNEL_SYM2(arch, name) cp_##arch##_##name
 #define CP_KERNEL_SYM(arch, name) CP_KERNEL_SYM2(arch, name)
 
+/* The raw kernels' prototypes, from the same list (the public header's copy
+ * is generated from it too: scripts/regen.sh). */
+#define CP_KERNEL(name, class, needs, ranked_by, what) \
+	void CP_KERNEL_SYM(CP_ARCH_ID, name)(void *addr, size_t npages);
+#include "kernels.def"
+#undef CP_KERNEL
+
 const struct cp__kernel_desc cp__kernel_table[] = {
 #define CP_KERNEL(name, class, needs, ranked_by, what) \
 	{ { #name, CP_ARCH_NAME, class, CP_KERNEL_SYM(CP_ARCH_ID, name) }, needs, ranked_by },

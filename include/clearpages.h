@@ -148,25 +148,25 @@ int cp_freestanding_init(const struct cp_cpu_description *desc);
  * the kernel's feature (see the README's kernel table).
  */
 #if defined(__x86_64__)
+void cp_x86_64_avx512(void *addr, size_t npages);     /* AVX512F (7.0 EBX[16]) and XCR0 bits 1,2,5,6,7 */
+void cp_x86_64_avx2(void *addr, size_t npages);       /* CPUID 7.0 EBX[5] and XCR0 SSE|AVX */
 void cp_x86_64_rep_stosb(void *addr, size_t npages);
 void cp_x86_64_rep_stosq(void *addr, size_t npages);
-void cp_x86_64_movq(void *addr, size_t npages);
 void cp_x86_64_sse2(void *addr, size_t npages);
-void cp_x86_64_avx2(void *addr, size_t npages);      /* AVX2 + OS YMM state */
+void cp_x86_64_movq(void *addr, size_t npages);
+void cp_x86_64_avx2_nt(void *addr, size_t npages);    /* CPUID 7.0 EBX[5] and XCR0 SSE|AVX */
+void cp_x86_64_avx512_nt(void *addr, size_t npages);  /* AVX512F (7.0 EBX[16]) and XCR0 bits 1,2,5,6,7 */
+void cp_x86_64_clzero(void *addr, size_t npages);     /* CPUID 0x80000008 EBX[0] */
 void cp_x86_64_movnti(void *addr, size_t npages);
-void cp_x86_64_avx2_nt(void *addr, size_t npages);   /* AVX2 + OS YMM state */
-void cp_x86_64_clzero(void *addr, size_t npages);    /* CPUID 0x80000008 EBX[0] */
-void cp_x86_64_avx512(void *addr, size_t npages);    /* AVX512F + OS ZMM state */
-void cp_x86_64_avx512_nt(void *addr, size_t npages); /* AVX512F + OS ZMM state */
 #endif
 #if defined(__aarch64__)
-void cp_arm64_stp(void *addr, size_t npages);
+void cp_arm64_mops(void *addr, size_t npages);        /* HWCAP2_MOPS / ID_AA64ISAR2_EL1.MOPS */
+void cp_arm64_dc_zva(void *addr, size_t npages);      /* DC ZVA permitted: DCZID_EL0.DZP == 0 */
+void cp_arm64_sve(void *addr, size_t npages);         /* HWCAP_SVE / ID_AA64PFR0_EL1.SVE */
 void cp_arm64_stp_q(void *addr, size_t npages);
+void cp_arm64_stp(void *addr, size_t npages);
+void cp_arm64_mops_nt(void *addr, size_t npages);     /* HWCAP2_MOPS / ID_AA64ISAR2_EL1.MOPS */
 void cp_arm64_stnp(void *addr, size_t npages);
-void cp_arm64_dc_zva(void *addr, size_t npages);     /* DCZID_EL0.DZP == 0 */
-void cp_arm64_sve(void *addr, size_t npages);        /* HWCAP_SVE */
-void cp_arm64_mops(void *addr, size_t npages);       /* HWCAP2_MOPS */
-void cp_arm64_mops_nt(void *addr, size_t npages);    /* HWCAP2_MOPS */
 #endif
 
 #ifdef __cplusplus

@@ -72,27 +72,36 @@ static struct described x86(const char *vendor, unsigned family, unsigned model,
 	return d;
 }
 
+/* The whole policy of a described CPU: its source, three band lists, the split. */
+static void expect_policy(const char *who, const struct described *d, const char *source,
+			  const struct want_band *any, unsigned nany,
+			  const struct want_band *hot, unsigned nhot,
+			  const struct want_band *cold, unsigned ncold, size_t share_pages)
+{
+	cr_expect_str_eq(d->source, source, "%s", who);
+	assert_bands(who, "any", &d->policy.any, any, nany);
+	assert_bands(who, "hot", &d->policy.hot, hot, nhot);
+	assert_bands(who, "cold", &d->policy.cold, cold, ncold);
+	cr_expect_eq(d->policy.parallel_min_share_pages, share_pages, "%s: parallel share", who);
+}
+
 enum { ERMS = CP__F_ERMS, FSRM = CP__F_FSRM, AVX2 = CP__F_AVX2, CLZ = CP__F_CLZERO,
        Z512 = CP__F_AVX512 };
 
 Test(select, sapphire_rapids)
 {
 	struct described d = x86("GenuineIntel", 6, 0x8f, ERMS | FSRM | AVX2 | Z512, 480);
-	cr_assert_str_eq(d.source, "builtin:intel-sapphire-rapids");
-	assert_bands("spr", "any", &d.policy.any,
-		     BANDS({ 0, "avx2" }, { 2, "rep_stosb" }, { MIB_PAGES(64), "avx2_nt" }));
-	assert_bands("spr", "hot", &d.policy.hot, BANDS({ 0, "avx2" }, { 2, "rep_stosb" }));
-	assert_bands("spr", "cold", &d.policy.cold, BANDS({ 0, "avx2_nt" }));
-	cr_expect_eq(d.policy.parallel_min_share_pages, MIB_PAGES(4));
+	expect_policy("spr", &d, "builtin:intel-sapphire-rapids",
+		      BANDS({ 0, "avx2" }, { 2, "rep_stosb" }, { MIB_PAGES(64), "avx2_nt" }),
+		      BANDS({ 0, "avx2" }, { 2, "rep_stosb" }), BANDS({ 0, "avx2_nt" }), MIB_PAGES(4));
 }
 
 Test(select, emerald_rapids)
 {
 	struct described d = x86("GenuineIntel", 6, 0xcf, ERMS | FSRM | AVX2 | Z512, 300);
-	cr_assert_str_eq(d.source, "builtin:intel-emerald-rapids");
-	assert_bands("emr", "any", &d.policy.any,
-		     BANDS({ 0, "avx512" }, { 16, "rep_stosb" }, { MIB_PAGES(64), "avx2_nt" }));
-	assert_bands("emr", "hot", &d.policy.hot, BANDS({ 0, "avx512" }, { 16, "rep_stosb" }));
+	expect_policy("emr", &d, "builtin:intel-emerald-rapids",
+		      BANDS({ 0, "avx512" }, { 16, "rep_stosb" }, { MIB_PAGES(64), "avx2_nt" }),
+		      BANDS({ 0, "avx512" }, { 16, "rep_stosb" }), BANDS({ 0, "avx2_nt" }), MIB_PAGES(4));
 	/* CLEARPAGES_DISABLE=avx512: the row falls back to the generic temporal choice */
 	select_for(&d, Z512, NULL);
 	assert_bands("emr -avx512", "any", &d.policy.any,
@@ -105,17 +114,15 @@ Test(select, emerald_rapids)
 
 Test(select, amd_zen4_and_zen3)
 {
+	/* no split below 16 MiB: shares of 8 MiB */
 	struct described z4 = x86("AuthenticAMD", 0x19, 0x11, ERMS | FSRM | AVX2 | CLZ | Z512, 32);
-	cr_assert_str_eq(z4.source, "builtin:amd-zen4");
-	assert_bands("zen4", "any", &z4.policy.any,
-		     BANDS({ 0, "avx2" }, { MIB_PAGES(16), "avx2_nt" }));
-	assert_bands("zen4", "hot", &z4.policy.hot, BANDS({ 0, "avx2" }));
-	assert_bands("zen4", "cold", &z4.policy.cold, BANDS({ 0, "avx2_nt" }));
-	cr_expect_eq(z4.policy.parallel_min_share_pages, MIB_PAGES(8), "no split below 16 MiB");
+	expect_policy("zen4", &z4, "builtin:amd-zen4",
+		      BANDS({ 0, "avx2" }, { MIB_PAGES(16), "avx2_nt" }),
+		      BANDS({ 0, "avx2" }), BANDS({ 0, "avx2_nt" }), MIB_PAGES(8));
 	struct described z3 = x86("AuthenticAMD", 0x19, 0x01, ERMS | FSRM | AVX2 | CLZ, 32);
-	cr_assert_str_eq(z3.source, "builtin:amd-zen3");
-	assert_bands("zen3", "any", &z3.policy.any,
-		     BANDS({ 0, "avx2" }, { MIB_PAGES(16), "avx2_nt" }));
+	expect_policy("zen3", &z3, "builtin:amd-zen3",
+		      BANDS({ 0, "avx2" }, { MIB_PAGES(16), "avx2_nt" }),
+		      BANDS({ 0, "avx2" }), BANDS({ 0, "avx2_nt" }), MIB_PAGES(8));
 }
 
 Test(select, unknown_cpus_get_the_generic_rule)
