@@ -74,6 +74,7 @@ int cp_clear_huge(void *base, size_t npages, size_t hot_idx);
 int cp_clear_huge_opts(void *base, size_t npages, size_t hot_idx,
 		       const struct cp_huge_opts *opts);
 
+#ifndef CLEARPAGES_FREESTANDING   /* threads and files: not in clearpages-freestanding.o */
 /*
  * Same checks as cp_clear_pages; nthreads 0 = the CPUs this thread may run on;
  * extents below a measured threshold stay on the calling thread; a thread that
@@ -86,6 +87,7 @@ int cp_clear_pages_parallel(void *addr, size_t npages, unsigned nthreads);
  * 0, or -EINVAL / -ENOENT with the policy unchanged.
  */
 int cp_set_profile(const char *path);
+#endif
 
 /*
  * Where the extent policy came from: "env:PATH" (CLEARPAGES_PROFILE or
@@ -102,6 +104,43 @@ size_t cp_kernels(const struct cp_kernel *const **list);
 const struct cp_kernel *cp_kernel_find(const char *name);
 /* What cp_clear_pages() uses for an extent of npages; 0 acts as 1. */
 const struct cp_kernel *cp_kernel_for(size_t npages);
+
+#ifdef CLEARPAGES_FREESTANDING
+/*
+ * clearpages-freestanding.o (define CLEARPAGES_FREESTANDING before including
+ * this header): the kernels, detection, the built-in policy and the checked
+ * calls above, without libc. It needs memset, memcpy and memmove from the
+ * caller's environment and nothing else. Absent from it, because they need
+ * threads or files: cp_clear_pages_parallel and cp_set_profile. No
+ * environment variables are read, nothing is printed, and cp_policy_source()
+ * is "builtin:NAME" or "generic".
+ *
+ * The CPU is detected on first use (CPUID/XGETBV; arm64: MIDR_EL1,
+ * ID_AA64PFR0_EL1, ID_AA64ISAR2_EL1, DCZID_EL0 through MRS, which works at
+ * EL1 and at EL0 where the kernel emulates the ID registers), or described
+ * once by cp_freestanding_init() before any other call:
+ *   desc NULL       detect now (an eager first use, e.g. at boot);
+ *   desc->disable   NULL, or features to leave out, in CLEARPAGES_DISABLE's
+ *                   syntax ("avx2,clzero"; x86_64: erms fsrm avx2 clzero
+ *                   avx512, arm64: dczva sve mops; the other arch's ignored);
+ *   CP_CPU_DESCRIPTION_REGS (arm64 only): take the four register values
+ *                   below instead of reading them (EL0 without emulation;
+ *                   a hypervisor describing the core it runs on);
+ *   l2_bytes, llc_bytes  the cache sizes (per core; the last level one core
+ *                   shares), e.g. from the device tree or ACPI PPTT: the
+ *                   generic rule places the non-temporal crossover by them.
+ * Returns 0; -EINVAL (unknown flag or token; nothing changes) or -EBUSY (the
+ * state was already decided, by an earlier call or by first use).
+ */
+#define CP_CPU_DESCRIPTION_REGS 1u
+struct cp_cpu_description {
+	unsigned flags;                      /* CP_CPU_DESCRIPTION_* */
+	const char *disable;
+	unsigned long long midr_el1, id_aa64pfr0_el1, id_aa64isar2_el1, dczid_el0;
+	size_t l2_bytes, llc_bytes;          /* 0: as detected (arm64: defaults) */
+};
+int cp_freestanding_init(const struct cp_cpu_description *desc);
+#endif
 
 /*
  * Drop-in raw kernels: clear npages (>= 1) 4096-byte pages at a 4096-aligned

@@ -23,8 +23,10 @@ PREFIX     ?= /usr/local
 LIBDIR     ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 DROPINDIR   = $(LIBDIR)/clearpages
+CMAKEDIR    = $(LIBDIR)/cmake/clearpages
 
-lib: $(LIB_SO) $(BUILD)/$(SONAME) $(PC)
+CMAKE_FILES := $(BUILD)/cmake/clearpagesConfig.cmake $(BUILD)/cmake/clearpagesConfigVersion.cmake
+lib: $(LIB_SO) $(BUILD)/$(SONAME) $(PC) $(CMAKE_FILES)
 
 $(SO_GLUE): common/so-glue.c | $(OBJ)/common
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
@@ -55,11 +57,25 @@ $(PC): clearpages.pc.in include/clearpages.h $(BUILD)/pc-paths
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(CP_VERSION)|' $< > $@
 
+# The CMake package: paths relative to the folder the files are installed in,
+# so the package works wherever the tree lands (DESTDIR, a moved prefix).
+cp_rel_from_cmakedir = $(shell realpath -m -s --relative-to=$(CMAKEDIR) $(1))
+CP_CMAKE_PROCESSORS_x86_64 := ^(x86_64|AMD64|amd64)$$
+CP_CMAKE_PROCESSORS_arm64  := ^(aarch64|arm64|ARM64)$$
+$(BUILD)/cmake/%: packaging/cmake/%.in include/clearpages.h $(BUILD)/pc-paths
+	@mkdir -p $(@D)
+	sed -e 's|@CP_CMAKE_TO_LIBDIR@|$(call cp_rel_from_cmakedir,$(LIBDIR))|' \
+	    -e 's|@CP_CMAKE_TO_INCLUDEDIR@|$(call cp_rel_from_cmakedir,$(INCLUDEDIR))|' \
+	    -e 's/@CP_CMAKE_PROCESSORS@/$(CP_CMAKE_PROCESSORS_$(ARCH))/' -e 's|@CP_ARCH@|$(ARCH)|' \
+	    -e 's|@CP_VERSION@|$(CP_VERSION)|' -e 's|@CP_MAJOR@|$(CP_MAJOR)|' $< > $@
+
 # Everything install writes, relative to DESTDIR; uninstall removes exactly this.
 INSTALL_FILES = $(INCLUDEDIR)/clearpages.h $(LIBDIR)/pkgconfig/clearpages.pc \
                 $(LIBDIR)/libclearpages.a $(LIBDIR)/$(notdir $(LIB_SO_REAL)) \
                 $(LIBDIR)/$(SONAME) $(LIBDIR)/libclearpages.so \
                 $(DROPINDIR)/clearpages.o $(patsubst %,$(DROPINDIR)/kernels/%.o,$(KERNELS)) \
+                $(DROPINDIR)/clearpages-freestanding.o \
+                $(CMAKEDIR)/clearpagesConfig.cmake $(CMAKEDIR)/clearpagesConfigVersion.cmake \
                 $(DIR_MANIFEST)
 
 .PHONY: install uninstall examples test-elf test-install test-examples cp-always \
@@ -89,7 +105,7 @@ test-elf-arm64 test-examples-arm64:
 	fi
 # The folders install needs; the ones it had to create are recorded in
 # DIR_MANIFEST, and uninstall removes those (when empty), no others.
-INSTALL_DIRS = $(INCLUDEDIR) $(LIBDIR)/pkgconfig $(DROPINDIR)/kernels
+INSTALL_DIRS = $(INCLUDEDIR) $(LIBDIR)/pkgconfig $(DROPINDIR)/kernels $(CMAKEDIR)
 DIR_MANIFEST = $(DROPINDIR)/installed-dirs
 install: lib
 	scripts/install-dirs.sh create $(DESTDIR)$(DIR_MANIFEST) $(addprefix $(DESTDIR),$(INSTALL_DIRS))
@@ -101,6 +117,8 @@ install: lib
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libclearpages.so
 	install -m 644 $(ALL_OBJ) $(DESTDIR)$(DROPINDIR)/
 	install -m 644 $(KERNEL_OBJS) $(DESTDIR)$(DROPINDIR)/kernels/
+	install -m 644 $(FS_OBJ) $(DESTDIR)$(DROPINDIR)/
+	install -m 644 $(CMAKE_FILES) $(DESTDIR)$(CMAKEDIR)/
 uninstall:
 	rm -f $(filter-out $(DESTDIR)$(DIR_MANIFEST),$(addprefix $(DESTDIR),$(INSTALL_FILES)))
 	scripts/install-dirs.sh remove $(DESTDIR)$(DIR_MANIFEST)
@@ -156,7 +174,7 @@ EX_BINS   = $(foreach e,clear_extents kernel_tour,$(foreach w,$(EX_WAYS),$(EX_DI
 $(EX_DIR):
 	mkdir -p $@
 
-$(STAGE_PC): $(LIB_SO) $(BUILD)/$(SONAME) $(PC) $(LIB_A) $(ALL_OBJ) $(KERNEL_OBJS)
+$(STAGE_PC): $(LIB_SO) $(BUILD)/$(SONAME) $(PC) $(LIB_A) $(ALL_OBJ) $(KERNEL_OBJS) $(FS_OBJ) $(CMAKE_FILES)
 	rm -rf $(STAGE)
 	$(MAKE) --no-print-directory install DESTDIR=$(STAGE)
 
@@ -196,3 +214,56 @@ test-examples: $(EX_BINS) $(EX_DIR)/plugin_dlclose $(STAGE_PC)
 	CLEARPAGES_NT_THRESHOLD=64k $(EX_RUN) $(EX_DIR)/clear_extents-object 1 16 64; \
 	echo "--- $(EX_DIR)/plugin_dlclose"; \
 	$(EX_RUN) $(EX_DIR)/plugin_dlclose $(STAGE)$(LIBDIR)/$(SONAME)
+
+# --- the CMake and Meson consumers (examples/cmake, examples/meson), built
+# against the staged install given its prefix only (CMake: CMAKE_PREFIX_PATH;
+# Meson: pkg-config's search path, with the stage as its sysroot since
+# clearpages.pc names the real prefix); cross builds through the toolchain and
+# cross files. Each builds clear_extents shared and static; both run, the
+# shared one must load the staged .so. CMake also links the freestanding
+# program with clearpages::freestanding alone. The CMake files must name no absolute
+# path of the install (relocatable).
+EX_CMAKE := $(abspath $(EX_DIR)/cmake)
+EX_MESON := $(abspath $(EX_DIR)/meson)
+ifneq ($(CROSS),)
+EX_CMAKE_ARGS := -DCMAKE_TOOLCHAIN_FILE=$(abspath examples/cmake/aarch64-linux-gnu.cmake)
+EX_MESON_ARGS := --cross-file $(abspath examples/meson/aarch64-linux-gnu.ini)
+endif
+DEPS_TEST_PKGS += cmake meson ninja-build
+.PHONY: test-examples-consumers
+test-examples: test-examples-consumers
+test-examples-consumers: $(STAGE_PC)
+	@set -e; rm -rf $(EX_CMAKE) $(EX_CMAKE)-cross $(EX_MESON); mkdir -p $(EX_DIR); \
+	if grep -nE '$(STAGE)|$(PREFIX)|$(LIBDIR)|$(INCLUDEDIR)' $(STAGE)$(CMAKEDIR)/*.cmake; then \
+	    echo "test-examples: the CMake package names an absolute path (not relocatable)"; exit 1; fi; \
+	echo "--- examples/cmake: CMAKE_PREFIX_PATH=$(STAGE)$(PREFIX)"; \
+	cmake -S examples/cmake -B $(EX_CMAKE) -DCMAKE_PREFIX_PATH=$(STAGE)$(PREFIX) $(EX_CMAKE_ARGS) \
+	    -DCLEARPAGES_FS_CHECK=$(abspath tests/freestanding/fs_check.c) \
+	    >$(EX_CMAKE).log 2>&1 && cmake --build $(EX_CMAKE) >>$(EX_CMAKE).log 2>&1 || \
+	    { cat $(EX_CMAKE).log; echo "test-examples: examples/cmake failed"; exit 1; }; \
+	grep -qx 'clearpages_DIR:PATH=$(STAGE)$(CMAKEDIR)' $(EX_CMAKE)/CMakeCache.txt || \
+	    { grep clearpages_DIR $(EX_CMAKE)/CMakeCache.txt; echo "test-examples: CMake found another clearpages"; exit 1; }; \
+	if [ -z "$(CROSS)" ] && [ $(ARCH) = x86_64 ] && command -v aarch64-linux-gnu-gcc >/dev/null; then \
+	    echo "--- examples/cmake, cross-built for arm64: must refuse this x86_64 package"; \
+	    if cmake -S examples/cmake -B $(EX_CMAKE)-cross -DCMAKE_PREFIX_PATH=$(STAGE)$(PREFIX) \
+	        -DCMAKE_TOOLCHAIN_FILE=$(abspath examples/cmake/aarch64-linux-gnu.cmake) >$(EX_CMAKE)-cross.log 2>&1 || \
+	        ! grep -qF '$(CP_VERSION) (x86_64)' $(EX_CMAKE)-cross.log; then \
+	        cat $(EX_CMAKE)-cross.log; echo "test-examples: an arm64 build took the x86_64 package"; exit 1; fi; \
+	fi; \
+	echo "--- examples/meson: PKG_CONFIG_LIBDIR=$(STAGE)$(LIBDIR)/pkgconfig"; \
+	PKG_CONFIG_SYSROOT_DIR=$(STAGE) PKG_CONFIG_LIBDIR=$(STAGE)$(LIBDIR)/pkgconfig \
+	    meson setup $(EX_MESON_ARGS) $(EX_MESON) examples/meson >$(EX_MESON).log 2>&1 && \
+	    meson compile -C $(EX_MESON) >>$(EX_MESON).log 2>&1 || \
+	    { cat $(EX_MESON).log; echo "test-examples: examples/meson failed"; exit 1; }; \
+	for b in $(EX_CMAKE)/clear_extents_shared $(EX_CMAKE)/clear_extents_static \
+	         $(EX_MESON)/clear_extents_shared $(EX_MESON)/clear_extents_static; do \
+	    echo "--- $$b"; \
+	    needs=$$($(CP_READELF) -dW $$b | grep -c 'NEEDED.*\[$(SONAME)\]' || true); \
+	    case $$b in *_shared) want=1 ;; *) want=0 ;; esac; \
+	    [ "$$needs" = $$want ] || { echo "$$b: NEEDED $(SONAME) $$needs times, expected $$want"; exit 1; }; \
+	    $(EX_RUN) $$b 1 16 512; \
+	done; \
+	echo "--- $(EX_CMAKE)/fs_check (clearpages::freestanding, no libc)"; \
+	$(EX_RUN) $(EX_CMAKE)/fs_check >$(EX_CMAKE)/fs_check.log 2>&1 || \
+	    { cat $(EX_CMAKE)/fs_check.log; echo "test-examples: fs_check failed"; exit 1; }; \
+	tail -n 1 $(EX_CMAKE)/fs_check.log
