@@ -72,6 +72,33 @@ const struct cp_kernel *cp__list_find(const struct cp__kernel_list *list, const 
 	return NULL;
 }
 
+unsigned cp__disable_parse(const char *list,
+			   void (*unknown)(const char *tok, size_t len, void *ctx), void *ctx)
+{
+	unsigned mask = 0;
+	for (const char *p = list; *p;) {
+		size_t len = 0, b = 0, e;
+		while (p[len] && p[len] != ',')
+			len++;
+		e = len;
+		while (b < e && (p[b] == ' ' || p[b] == '\t')) b++;
+		while (e > b && (p[e - 1] == ' ' || p[e - 1] == '\t')) e--;
+		if (e > b) {
+			const struct cp__feature_token *t = cp__feature_token_find(p + b, e - b);
+			if (!t) {
+				if (unknown)
+					unknown(p + b, e - b, ctx);
+			} else if (cp__streq(t->arch, CP_ARCH_NAME)) {
+				mask |= t->feature;
+			}
+		}
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return mask;
+}
+
 const struct cp__feature_token *cp__feature_token_find(const char *tok, size_t len)
 {
 	for (size_t i = 0; i < cp__feature_tokens_len; i++)

@@ -37,34 +37,12 @@ static void put(char **p, char *end, const char *s)
 	**p = '\0';
 }
 
-/* CLEARPAGES_DISABLE's syntax: comma-separated, case-insensitive tokens,
- * blanks around them ignored, tokens of the other architecture ignored.
- * -EINVAL on an unknown token (there is nobody to tell but the caller). */
-static int parse_disable(const char *list, unsigned *mask)
+static void disable_unknown(const char *tok, size_t len, void *ctx)
 {
-	*mask = 0;
-	for (const char *p = list; *p;) {
-		size_t len = 0, b = 0, e;
-		while (p[len] && p[len] != ',')
-			len++;
-		e = len;
-		while (b < e && (p[b] == ' ' || p[b] == '\t')) b++;
-		while (e > b && (p[e - 1] == ' ' || p[e - 1] == '\t')) e--;
-		if (e > b) {
-			const struct cp__feature_token *t = cp__feature_token_find(p + b, e - b);
-			if (!t)
-				return -EINVAL;
-			if (cp__streq(t->arch, CP_ARCH_NAME))
-				*mask |= t->feature;
-		}
-		p += len;
-		if (*p == ',')
-			p++;
-	}
-	return 0;
+	(void)tok, (void)len;
+	*(int *)ctx = 1;    /* there is nobody to tell but the caller */
 }
 
-/* Describe the CPU, build the kernel list and the policy; publish. */
 static void decide(const struct cp_cpu_description *desc, unsigned disable)
 {
 	struct cp__state *s = &cp__the_state;
@@ -129,7 +107,10 @@ int cp_freestanding_init(const struct cp_cpu_description *desc)
 #endif
 		if (desc->flags & ~known)
 			return -EINVAL;
-		if (desc->disable && parse_disable(desc->disable, &disable))
+		int bad = 0;
+		if (desc->disable)
+			disable = cp__disable_parse(desc->disable, disable_unknown, &bad);
+		if (bad)
 			return -EINVAL;
 	}
 	int none = CLAIM_NONE;
@@ -143,22 +124,9 @@ int cp_freestanding_init(const struct cp_cpu_description *desc)
 /* Each field is one aligned word and every slot a valid kernel: a racing
  * reader sees old or new kernels, every one of them runs here. The only
  * publisher is decide() (no profiles here), so no lock serialises it. */
-static void store_bands(struct cp__bands *to, const struct cp__bands *from)
-{
-	for (unsigned i = 0; i < CP__MAX_BANDS; i++) {
-		__atomic_store_n(&to->band[i].kernel, from->band[i].kernel, __ATOMIC_RELAXED);
-		__atomic_store_n(&to->band[i].from_pages, from->band[i].from_pages,
-				 __ATOMIC_RELAXED);
-	}
-}
-
 void cp__policy_publish(const struct cp__policy *p, const char *source)
 {
-	store_bands(&cp__the_state.policy.any, &p->any);
-	store_bands(&cp__the_state.policy.hot, &p->hot);
-	store_bands(&cp__the_state.policy.cold, &p->cold);
-	__atomic_store_n(&cp__the_state.policy.parallel_min_share_pages,
-			 p->parallel_min_share_pages, __ATOMIC_RELAXED);
+	cp__policy_store(&cp__the_state.policy, p);
 	__atomic_store_n(&cp__the_state.source, source, __ATOMIC_RELEASE);
 }
 
