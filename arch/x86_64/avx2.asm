@@ -11,17 +11,5 @@
 
 %include "cp_x86_64.inc"
 
-%define dst	rdi	; in: addr; advances to dstend
-%define npages	rsi	; in: pages to clear
-%define dstend	rsi	; npages, turned into the end address in place
-%define zero	ymm0
-%define zerox	xmm0	; the VEX-128 xor zeroes all of ymm0
-
 ; void cp_x86_64_avx2(void *addr, size_t npages)
-CP_FUNC cp_x86_64_avx2
-	vpxor	zerox, zerox, zerox
-	CP_PAGES_END dstend, dst, npages
-	CP_STORE_LOOP vmovdqa, zero, 32, dst, dstend
-	vzeroupper
-	ret
-CP_ENDFUNC cp_x86_64_avx2
+CP_STORE_KERNEL cp_x86_64_avx2, vmovdqa, 32, ymm0

@@ -11,18 +11,5 @@
 
 %include "cp_x86_64.inc"
 
-%define dst	rdi	; in: addr; advances to dstend
-%define npages	rsi	; in: pages to clear
-%define dstend	rsi	; npages, turned into the end address in place
-%define zero	zmm0
-%define zerox	xmm0	; the VEX-128 xor zeroes all of zmm0, 2 bytes shorter than EVEX
-
 ; void cp_x86_64_avx512_nt(void *addr, size_t npages)
-CP_FUNC cp_x86_64_avx512_nt
-	vpxor	zerox, zerox, zerox
-	CP_PAGES_END dstend, dst, npages
-	CP_STORE_LOOP vmovntdq, zero, 64, dst, dstend
-	sfence                          ; order the NT stores before later stores
-	vzeroupper
-	ret
-CP_ENDFUNC cp_x86_64_avx512_nt
+CP_STORE_KERNEL cp_x86_64_avx512_nt, vmovntdq, 64, zmm0, nt

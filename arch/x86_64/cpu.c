@@ -77,30 +77,33 @@ static void decode_signature(struct cp__cpu *cpu, unsigned eax)
  * ranges as Linux assigns them (intel-family.h; the Zen generations of
  * arch/x86/kernel/cpu/amd.c). A CPU in no row has uarch "" (unknown). */
 enum vendor_kind { V_INTEL, V_AMD };
+struct model_range {
+	unsigned lo, hi;          /* inclusive; lo > hi ends the list */
+};
 static const struct uarch_row {
 	enum vendor_kind vendor;
-	unsigned family, model_lo, model_hi;
+	unsigned family;
 	const char *name;
+	struct model_range models[4];
 } uarch_rows[] = {
-	{ V_INTEL, 6,    0x6a, 0x6a, "intel-icelake-server" },     /* ICELAKE_X */
-	{ V_INTEL, 6,    0x6c, 0x6c, "intel-icelake-server" },     /* ICELAKE_D */
-	{ V_INTEL, 6,    0x8f, 0x8f, "intel-sapphire-rapids" },
-	{ V_INTEL, 6,    0xcf, 0xcf, "intel-emerald-rapids" },
-	{ V_INTEL, 6,    0xad, 0xae, "intel-granite-rapids" },     /* _X, _D */
-	{ V_AMD,   0x17, 0x00, 0x2f, "amd-zen1" },
-	{ V_AMD,   0x17, 0x50, 0x5f, "amd-zen1" },
-	{ V_AMD,   0x17, 0x30, 0x4f, "amd-zen2" },
-	{ V_AMD,   0x17, 0x60, 0x7f, "amd-zen2" },
-	{ V_AMD,   0x17, 0x90, 0x91, "amd-zen2" },
-	{ V_AMD,   0x17, 0xa0, 0xaf, "amd-zen2" },
-	{ V_AMD,   0x19, 0x00, 0x0f, "amd-zen3" },
-	{ V_AMD,   0x19, 0x20, 0x5f, "amd-zen3" },
-	{ V_AMD,   0x19, 0x10, 0x1f, "amd-zen4" },
-	{ V_AMD,   0x19, 0x60, 0xaf, "amd-zen4" },
-	{ V_AMD,   0x1a, 0x00, 0x2f, "amd-zen5" },
-	{ V_AMD,   0x1a, 0x40, 0x4f, "amd-zen5" },
-	{ V_AMD,   0x1a, 0x60, 0x7f, "amd-zen5" },
+	{ V_INTEL, 6,    "intel-icelake-server",  { { 0x6a, 0x6a }, { 0x6c, 0x6c }, { 1, 0 } } },
+	{ V_INTEL, 6,    "intel-sapphire-rapids", { { 0x8f, 0x8f }, { 1, 0 } } },
+	{ V_INTEL, 6,    "intel-emerald-rapids",  { { 0xcf, 0xcf }, { 1, 0 } } },
+	{ V_INTEL, 6,    "intel-granite-rapids",  { { 0xad, 0xae }, { 1, 0 } } },   /* _X, _D */
+	{ V_AMD,   0x17, "amd-zen1", { { 0x00, 0x2f }, { 0x50, 0x5f }, { 1, 0 } } },
+	{ V_AMD,   0x17, "amd-zen2", { { 0x30, 0x4f }, { 0x60, 0x7f }, { 0x90, 0x91 }, { 0xa0, 0xaf } } },
+	{ V_AMD,   0x19, "amd-zen3", { { 0x00, 0x0f }, { 0x20, 0x5f }, { 1, 0 } } },
+	{ V_AMD,   0x19, "amd-zen4", { { 0x10, 0x1f }, { 0x60, 0xaf }, { 1, 0 } } },
+	{ V_AMD,   0x1a, "amd-zen5", { { 0x00, 0x2f }, { 0x40, 0x4f }, { 0x60, 0x7f }, { 1, 0 } } },
 };
+
+static int row_has_model(const struct uarch_row *row, unsigned model)
+{
+	for (unsigned i = 0; i < 4 && row->models[i].lo <= row->models[i].hi; i++)
+		if (model >= row->models[i].lo && model <= row->models[i].hi)
+			return 1;
+	return 0;
+}
 
 void cp__cpu_identify(struct cp__cpu *cpu)
 {
@@ -112,7 +115,7 @@ void cp__cpu_identify(struct cp__cpu *cpu)
 	for (size_t i = 0; i < sizeof(uarch_rows) / sizeof(uarch_rows[0]); i++) {
 		const struct uarch_row *row = &uarch_rows[i];
 		if ((row->vendor == V_INTEL ? intel : amd) && cpu->family == row->family &&
-		    cpu->model_id >= row->model_lo && cpu->model_id <= row->model_hi) {
+		    row_has_model(row, cpu->model_id)) {
 			str_copy(cpu->uarch, sizeof(cpu->uarch), row->name);
 			break;
 		}

@@ -11,17 +11,5 @@
 
 %include "cp_x86_64.inc"
 
-%define dst	rdi	; in: addr; advances to dstend
-%define npages	rsi	; in: pages to clear
-%define dstend	rsi	; npages, turned into the end address in place
-%define zero	rax
-%define zerod	eax	; the 32-bit xor clears all of rax
-
 ; void cp_x86_64_movnti(void *addr, size_t npages)
-CP_FUNC cp_x86_64_movnti
-	xor	zerod, zerod
-	CP_PAGES_END dstend, dst, npages
-	CP_STORE_LOOP movnti, zero, 8, dst, dstend
-	sfence                          ; order the NT stores before later stores
-	ret
-CP_ENDFUNC cp_x86_64_movnti
+CP_STORE_KERNEL cp_x86_64_movnti, movnti, 8, rax, nt

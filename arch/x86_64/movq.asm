@@ -11,16 +11,5 @@
 
 %include "cp_x86_64.inc"
 
-%define dst	rdi	; in: addr; advances to dstend
-%define npages	rsi	; in: pages to clear
-%define dstend	rsi	; npages, turned into the end address in place
-%define zero	rax
-%define zerod	eax	; the 32-bit xor clears all of rax
-
 ; void cp_x86_64_movq(void *addr, size_t npages)
-CP_FUNC cp_x86_64_movq
-	xor	zerod, zerod
-	CP_PAGES_END dstend, dst, npages
-	CP_STORE_LOOP mov, zero, 8, dst, dstend
-	ret
-CP_ENDFUNC cp_x86_64_movq
+CP_STORE_KERNEL cp_x86_64_movq, mov, 8, rax

@@ -11,15 +11,5 @@
 
 %include "cp_x86_64.inc"
 
-%define dst	rdi	; in: addr; advances to dstend
-%define npages	rsi	; in: pages to clear
-%define dstend	rsi	; npages, turned into the end address in place
-%define zero	xmm0
-
 ; void cp_x86_64_sse2(void *addr, size_t npages)
-CP_FUNC cp_x86_64_sse2
-	pxor	zero, zero
-	CP_PAGES_END dstend, dst, npages
-	CP_STORE_LOOP movdqa, zero, 16, dst, dstend
-	ret
-CP_ENDFUNC cp_x86_64_sse2
+CP_STORE_KERNEL cp_x86_64_sse2, movdqa, 16, xmm0
