@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # clearpages — one Makefile; per-arch settings in mk/arch-<arch>.mk, and each
 # area (tests, bench, packaging, ...) adds its rules in mk/<area>.mk.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Huge-extent clearing: cp_clear_huge() and cp_clear_huge_opts().
  *

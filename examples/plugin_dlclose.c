@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * clearpages as a plugin: dlopen the shared library, clear memory with the
  * parallel call (which registers fork handlers inside the library), dlclose

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * clearpages — hand-written page-clearing kernels behind one dispatcher.
  *

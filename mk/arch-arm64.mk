@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # arm64: GNU as kernels (*.S through gcc), cross-built on an x86_64 host with
 # aarch64-linux-gnu-gcc, or native on an arm64 host.
 # Test tools for the cross case (scripts/arm64-deps.sh, `make deps`) live in

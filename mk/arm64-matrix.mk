@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The arm64 CPU-model matrix under qemu-aarch64 (tests/models/arm64.sh), run by
 # `make test` on an x86_64 host after the native suite, and the deps it needs:
 # the cross toolchain (Debian packages) and, in .deps/arm64/ (ignored by git),

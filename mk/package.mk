@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Packaging: libclearpages.so, clearpages.pc, install/uninstall, the example
 # consumers, and the ELF checks (symbols, hardening notes) of what is built.
 #

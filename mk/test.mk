@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The Criterion suite: every tests/test_*.c plus tests/<arch>_*.c, one binary.
 # Arch fragments may override CRIT_CFLAGS / CRIT_LIBS (arm64 links a private sysroot).
 CRIT_CFLAGS ?=

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Fetch the arm64 test tools into a project-local folder (ignored by git), without
 # touching the system's apt sources, its package state or its qemu:
 #   scripts/arm64-deps.sh qemu     QEMU >= 8 (qemu-user 10 from bookworm-backports; static

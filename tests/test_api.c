@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The checked entry points: every bad input of the contract (nothing written),
  * cp_clear at every alignment, the extent policy's answers. */
 #include "testutil.h"

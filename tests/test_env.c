@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Environment overrides, each in a fresh child process (the library reads the
  * environment once, at its first use), and the first call made by 16 threads

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cp_clear_huge / cp_clear_huge_opts.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Tuned profiles: cp_set_profile loads, rejects (policy unchanged) and
  * restores; CLEARPAGES_PROFILE at initialisation, in a child process because
