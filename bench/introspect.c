@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "introspect.h"
-#include "internal.h"
+#include "testhooks.h"
 
 /* Feature tokens as CLEARPAGES_DISABLE spells them, this build's arch only. */
 static void feature_list(unsigned mask, char *buf, size_t len)
@@ -60,30 +60,35 @@ const struct cp_kernel *bench_hot_kernel(size_t npages)
 }
 
 static struct cp__policy saved_policy;
+static const char *saved_source;
 static int policy_saved;
 
 void bench_policy_nt_from(size_t pages)
 {
 	if (!policy_saved) {
 		saved_policy = cp__state()->policy;
+		saved_source = cp_policy_source();
 		policy_saved = 1;
 	}
+	/* two bands: the hot kernel below `pages`, the cold one from there */
 	struct cp__policy low = saved_policy;
-	low.nt_from_pages = pages;
-	low.small_below_pages = 0;
-	cp__policy_set(&low);
+	const struct cp__band rows[] = {
+		{ 0, cp__bands_pick(&saved_policy.hot, pages - 1) },
+		{ pages, cp__bands_pick(&saved_policy.cold, pages) } };
+	cp__bands_set(&low.any, rows, 2);
+	cp__policy_publish(&low, "clearbench fault: mixed");
 }
 
 void bench_policy_restore(void)
 {
 	if (policy_saved)
-		cp__policy_set(&saved_policy);
+		cp__policy_publish(&saved_policy, saved_source);
 	policy_saved = 0;
 }
 
 size_t bench_parallel_min_share_pages(void)
 {
-	return cp__parallel_min_share_pages;
+	return cp__state()->policy.parallel_min_share_pages;
 }
 
 int bench_clear_parallel_min(void *addr, size_t npages, unsigned nthreads, size_t min_share)

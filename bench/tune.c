@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "clearbench.h"
-#include "internal.h"
+#include "testhooks.h"
 
 #define NT_MARGIN 1.05
 #define WORST_SLACK 0.02

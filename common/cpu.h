@@ -45,5 +45,8 @@ struct cp__cpu {
 };
 
 void cp__cpu_detect(struct cp__cpu *cpu);
+/* uarch and prefs from the identity and features already in cpu: pure, so
+ * tests describe CPUs they do not run on. cp__cpu_detect calls it. */
+void cp__cpu_identify(struct cp__cpu *cpu);
 
 #endif

@@ -42,7 +42,8 @@
  */
 #include <errno.h>
 #include <stdint.h>
-#include "internal.h"
+#include "huge.h"
+#include "state.h"
 
 struct walk {
 	uintptr_t base;                   /* integer: extents may pass PTRDIFF_MAX */

@@ -5,7 +5,7 @@
  * Sized for qemu (CP_TEST_QUICK=1): a few pages per call.
  */
 #include "testutil.h"
-#include "internal.h"
+#include "testhooks.h"
 #include <stdio.h>
 #include <sys/auxv.h>
 #include <sys/prctl.h>

@@ -4,7 +4,7 @@
  * at once.
  */
 #include "testutil.h"
-#include "internal.h"
+#include "testhooks.h"
 #include <pthread.h>
 #include <stdio.h>
 
@@ -18,7 +18,7 @@ CHILD_BODY(report)
 		printf("%s%s", i ? "," : "", list[i]->name);
 	printf("\nfor1=%s\nforbig=%s\nhot=%s\ncold=%s\nnt_from=%zu\n",
 	       cp_kernel_for(1)->name, cp_kernel_for(SIZE_MAX / CP_PAGE_SIZE)->name,
-	       cp__pick_hot(1)->name, cp__pick_cold(1)->name, cp__state()->policy.nt_from_pages);
+	       cp__pick_hot(1)->name, cp__pick_cold(1)->name, cp__policy_nt_from(&cp__state()->policy));
 	/* and it still clears correctly */
 	unsigned char *p = aligned_alloc(CP_PAGE_SIZE, 3 * CP_PAGE_SIZE);
 	memset(p, FILL, 3 * CP_PAGE_SIZE);

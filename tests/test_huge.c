@@ -8,7 +8,7 @@
  * loops), never from the implementation. A few tests clear real, guarded memory.
  */
 #include "testutil.h"
-#include "internal.h"
+#include "testhooks.h"
 #include <errno.h>
 #include <stdio.h>
 

@@ -4,7 +4,7 @@
  * as skipped in the `availability` tests, with the reason.
  */
 #include "testutil.h"
-#include "internal.h"
+#include "testhooks.h"
 #include <stdio.h>
 
 #define FOR_EACH_KERNEL(k) \

@@ -4,7 +4,7 @@
  * the library reads the environment once.
  */
 #include "testutil.h"
-#include "internal.h"
+#include "testhooks.h"
 #include <errno.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -55,9 +55,7 @@ static struct cp__policy policy_now(void)
 
 static void assert_policy_eq(struct cp__policy a, struct cp__policy b, const char *what)
 {
-	cr_assert(a.small == b.small && a.temporal == b.temporal &&
-		  a.nontemporal == b.nontemporal && a.small_below_pages == b.small_below_pages &&
-		  a.nt_from_pages == b.nt_from_pages, "policy changed: %s", what);
+	cr_assert(!memcmp(&a, &b, sizeof(a)), "policy changed: %s", what);
 }
 
 /* A profile using every key, kernels different from the defaults where the CPU allows. */
@@ -82,8 +80,10 @@ Test(profile, load_sets_every_band_and_null_restores)
 	cr_assert_eq(cp_kernel_for(16), kernel_of(0, 0), "from 64k: temporal");
 	cr_assert_eq(cp_kernel_for(2047), kernel_of(0, 0), "below 8M: temporal");
 	cr_assert_eq(cp_kernel_for(2048), kernel_of(1, 1), "from 8M: non-temporal");
-	cr_assert_eq(policy_now().small_below_pages, 16);
-	cr_assert_eq(policy_now().nt_from_pages, 2048);
+	cr_assert_eq(cp__bands_pick(&cp__state()->policy.hot, 15), kernel_of(0, 1), "hot below 64k");
+	cr_assert_eq(cp__bands_pick(&cp__state()->policy.hot, 16), kernel_of(0, 0), "hot from 64k");
+	cr_assert_eq(cp__bands_pick(&cp__state()->policy.hot, SIZE_MAX / PG), kernel_of(0, 0));
+	cr_assert_eq(cp__policy_nt_from(&cp__state()->policy), 2048);
 	struct guarded g = guarded_map(2100);
 	memset(g.mem, FILL, g.len);
 	cr_assert_eq(cp_clear_pages(g.mem + CP_PAGE_SIZE, 2049), 0);
@@ -97,14 +97,19 @@ Test(profile, load_sets_every_band_and_null_restores)
 
 Test(profile, keys_left_out_keep_their_defaults)
 {
-	struct cp__policy want = policy_now();
-	want.nt_from_pages = 0;
+	struct cp__policy defaults = policy_now();
+	const struct cp_kernel *nt = cp__bands_pick(&defaults.cold, SIZE_MAX / PG);
 	cr_assert_eq(cp_set_profile(PROFILE("version 1\nnt_from 0\n")), 0);
-	assert_policy_eq(policy_now(), want, "only nt_from may change");
-	cr_assert_eq(cp_kernel_for(1), want.nontemporal, "nt_from 0: always non-temporal");
-	want.nt_from_pages = (size_t)3 << 18;
+	cr_assert_eq(cp_kernel_for(1), nt, "nt_from 0: always non-temporal");
+	cr_assert_eq(cp__bands_count(&cp__state()->policy.any), 1, "nt_from 0: one band");
+	cr_assert_eq(cp__bands_pick(&cp__state()->policy.hot, 1), cp__bands_pick(&defaults.hot, 1),
+		     "the small band stays for hot clears");
 	cr_assert_eq(cp_set_profile(PROFILE("\n  # sizes take k/M/G\nversion\t1 \nnt_from 3G\n\n")), 0);
-	assert_policy_eq(policy_now(), want, "3G");
+	cr_assert_eq(cp__policy_nt_from(&cp__state()->policy), (size_t)3 << 18, "3G");
+	cr_assert_eq(cp_kernel_for(1), cp__bands_pick(&defaults.any, 1), "small kernel kept");
+	cr_assert_eq(cp_kernel_for(((size_t)3 << 18) - 1),
+		     cp__bands_pick(&defaults.hot, SIZE_MAX / PG), "temporal kernel kept");
+	cr_assert_eq(cp_kernel_for((size_t)3 << 18), nt, "non-temporal kernel kept");
 }
 
 static const struct { const char *why; const char *text; size_t len; } malformed[] = {
@@ -113,7 +118,7 @@ static const struct { const char *why; const char *text; size_t len; } malformed
 	BAD("comments only", "# nothing\n\n"),
 	BAD("no version", "nt_from 8M\n"),
 	BAD("version not first", "nt_from 8M\nversion 1\n"),
-	BAD("version 2", "version 2\n"),
+	BAD("version 2 without its lines", "version 2\n"),
 	BAD("unknown key", "version 1\nnt_threshold 8M\n"),
 	BAD("key case", "version 1\nNT_FROM 8M\n"),
 	BAD("duplicate key", "version 1\nnt_from 8M\nnt_from 16M\n"),
@@ -183,8 +188,8 @@ Test(profile, missing_or_unreadable_is_enoent)
 CHILD_BODY(baseline_profile_applied)
 {
 	const struct cp__policy *p = &cp__state()->policy;
-	if (p->nt_from_pages != 2048 || strcmp(p->temporal->name, BASELINE) ||
-	    strcmp(p->nontemporal->name, BASELINE_NT))
+	if (cp__policy_nt_from(p) != 2048 || strcmp(cp_kernel_for(2047)->name, BASELINE) ||
+	    strcmp(cp_kernel_for(2048)->name, BASELINE_NT))
 		_exit(2);
 }
 

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <unistd.h>
-#include "internal.h"
+#include "cpu.h"
 
 #ifndef HWCAP_SVE
 #define HWCAP_SVE (1UL << 22)
@@ -168,4 +168,10 @@ void cp__cpu_detect(struct cp__cpu *cpu)
 	model_name(cpu->model, sizeof(cpu->model), hwcap);
 	if (access(MIDR_PATH, R_OK) == 0)
 		cache_sizes(&cpu->l2_bytes, &cpu->llc_bytes);
+	cp__cpu_identify(cpu);
+}
+
+void cp__cpu_identify(struct cp__cpu *cpu)
+{
+	(void)cpu;    /* MIDR names: arch/arm64 */
 }

@@ -11,7 +11,7 @@
  */
 #include <cpuid.h>
 #include <string.h>
-#include "internal.h"
+#include "cpu.h"
 
 #define DEFAULT_L2_BYTES  (1u << 20)        /* 1 MiB: common on recent cores */
 #define DEFAULT_LLC_BYTES (32u << 20)       /* 32 MiB: one Zen 3 CCX */
@@ -52,6 +52,30 @@ static void cache_sizes(unsigned leaf, size_t *l2, size_t *llc)
 	}
 }
 
+/* Microarchitecture name and preference bits from what is already known. */
+void cp__cpu_identify(struct cp__cpu *cpu)
+{
+	int intel = !strcmp(cpu->vendor, "GenuineIntel");
+	int amd = !strcmp(cpu->vendor, "AuthenticAMD");
+	const char *name = "";
+	if (intel && cpu->family == 6 && cpu->model_id == 0x8f)
+		name = "intel-sapphire-rapids";
+	else if (intel && cpu->family == 6 && cpu->model_id == 0xcf)
+		name = "intel-emerald-rapids";
+	else if (amd && cpu->family == 0x19 && ((cpu->model_id >= 0x10 && cpu->model_id <= 0x1f) ||
+						(cpu->model_id >= 0x60 && cpu->model_id <= 0x7f) ||
+						(cpu->model_id >= 0xa0 && cpu->model_id <= 0xaf)))
+		name = "amd-zen4";
+	else if (amd && cpu->family == 0x19)
+		name = "amd-zen3";
+	strcpy(cpu->uarch, name);
+	cpu->prefs = 0;
+	if (intel && (cpu->features & (CP__F_ERMS | CP__F_FSRM)))
+		cpu->prefs |= CP__P_STRING_MID;
+	if (amd)
+		cpu->prefs |= CP__P_NO_AVX512;
+}
+
 void cp__cpu_detect(struct cp__cpu *cpu)
 {
 	unsigned r[4];
@@ -70,6 +94,14 @@ void cp__cpu_detect(struct cp__cpu *cpu)
 	int avx_os = 0, zmm_os = 0;
 	if (max_leaf >= 1) {
 		cpuid(1, 0, r);
+		unsigned fam = (r[0] >> 8) & 0xf, mod = (r[0] >> 4) & 0xf;
+		if (fam == 0xf)
+			fam += (r[0] >> 20) & 0xff;
+		if (fam == 0x6 || fam >= 0xf)
+			mod |= ((r[0] >> 16) & 0xf) << 4;
+		cpu->family = fam;
+		cpu->model_id = mod;
+		cpu->stepping = r[0] & 0xf;
 		if ((r[2] >> 27) & 1) { /* OSXSAVE: XGETBV is allowed */
 			unsigned long long xcr0 = xgetbv0();
 			avx_os = (xcr0 & 0x06) == 0x06;   /* SSE, AVX */
@@ -114,4 +146,5 @@ void cp__cpu_detect(struct cp__cpu *cpu)
 	} else if (!amd && max_leaf >= 4) {
 		cache_sizes(4, &cpu->l2_bytes, &cpu->llc_bytes);
 	}
+	cp__cpu_identify(cpu);
 }
