@@ -139,18 +139,23 @@ static int plot_single_x(const struct bench_plot_spec *p)
 		return 1;
 	char x[16];
 	fprintf(g, "$bars << EOD\n");
+	int bars = 0;
 	for (size_t i = 0; i < p->nseries; i++) {
-		fprintf(g, "%zu ", i);
-		gp_str(g, p->s[i].name);
-		fprintf(g, " %.6g %d\n", p->s[i].y[0], (int)strtol(colours[i % NCOLOURS] + 1, NULL, 16));
+		const struct bench_series *s = &p->s[i];
+		fprintf(g, "%zu \"%s\" %.6g %d %.6g %.6g\n", i, s->name, s->y[0],
+			(int)strtol(colours[i % NCOLOURS] + 1, NULL, 16),
+			s->has_bars ? s->lo[0] : s->y[0], s->has_bars ? s->hi[0] : s->y[0]);
+		bars |= s->has_bars;
 	}
 	fprintf(g, "EOD\nset style fill solid 0.8\nset boxwidth 0.7\nset key off\n");
+	fprintf(g, "set xrange [-0.6:%zu.6]\n", p->nseries - 1);
 	fprintf(g, "set xlabel '%s %s'\nset ylabel ", p->xlabel,
 		p->x_bytes ? size_label(p->s[0].x[0], x, sizeof(x)) : "");
 	gp_str(g, p->ylabel);
 	fprintf(g, "\nset yrange [0:*]\nset xtics rotate by -45\n");
 	fprintf(g, "plot $bars using 1:3:4:xtic(2) with boxes lc rgb variable notitle, "
-		   "$bars using 1:3:(sprintf('%%.1f', $3)) with labels offset 0,0.7 notitle\n");
+		   "$bars using 1:3:(sprintf('%%.1f', $3)) with labels offset 0,0.7 notitle%s\n",
+		bars ? ", $bars using 1:3:5:6 with yerrorbars lc rgb 'black' pt 0 notitle" : "");
 	return gp_close(g, p->path);
 }
 
@@ -162,8 +167,8 @@ int bench_plot_lines(const struct bench_plot_spec *p)
 	for (size_t i = 0; i < p->nseries; i++)
 		for (size_t j = 0; j < p->s[i].n; j++) {
 			const struct bench_series *s = &p->s[i];
-			double lo = s->has_bars ? fmin(s->lo[j], s->y[j]) : s->y[j];
-			double hi = s->has_bars ? fmax(s->hi[j], s->y[j]) : s->y[j];
+			/* fitted to the medians: a preempted round's bar may leave the frame */
+			double lo = s->y[j], hi = s->y[j];
 			if (!(isnan(firstx) || s->x[j] == firstx))
 				nx = 2;
 			if (isnan(firstx))
