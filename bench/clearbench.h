@@ -216,6 +216,8 @@ int bench_plot_bars(const char *path, const char *title, const char *ylabel,
 		    const double *v, double hline);
 /* The title suffix naming the machine (a plot travels without its header). */
 const char *bench_plot_host(void);
+/* A second title line instead of this host's name (compare: the two hosts). */
+void bench_plot_subtitle(const char *s);
 /* Series from a table: rows with the series name in scol, x in xcol, y in ycol,
  * min/max in locol/hicol (or (size_t)-1). Returns the series index or -1. */
 int bench_series_add(struct bench_plot_spec *p, const struct bench_table *t, size_t scol,

@@ -119,7 +119,7 @@ static struct json *load(const char *path, int *rc)
 static int compare_plot(const char *path, const struct bench_table *t, const char *scenario)
 {
 	static struct bench_plot_spec p;
-	char title[160];
+	char title[256];
 	snprintf(title, sizeof(title), "clearbench compare (%s): B/A of %s per row", scenario,
 		 t->nrows ? bench_cell_at(t, 0, 1)->text : "");
 	size_t xcol = bench_table_col(t, "x");
@@ -176,7 +176,8 @@ int bench_compare(const struct bench_opts *opts)
 		json_free(b);
 		return bad(fb, why);
 	}
-	char ha[160], hb[160];
+	char ha[160], hb[160], scenario[64];
+	snprintf(scenario, sizeof(scenario), "%s", sa);
 	printf("clearbench compare: %s\n  A = %s: %s\n  B = %s: %s\n", sa, fa,
 	       host_line(a, ha, sizeof(ha)), fb, host_line(b, hb, sizeof(hb)));
 	const struct json *ta = json_get(a, "tables"), *tb = json_get(b, "tables");
@@ -262,8 +263,11 @@ int bench_compare(const struct bench_opts *opts)
 		bench_table_free(first);
 		return bad(fb, "no table rows in common with A: nothing to compare");
 	}
+	char sub[400];
+	snprintf(sub, sizeof(sub), "A = %s, B = %s", ha, hb);
+	bench_plot_subtitle(sub);
 	if (opts->plot_path && first)
-		rc = compare_plot(opts->plot_path, first, sa);
+		rc = compare_plot(opts->plot_path, first, scenario);
 	bench_table_free(first);
 	return rc;
 }

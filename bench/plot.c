@@ -30,6 +30,13 @@ int bench_no_plot(const struct bench_opts *opts, const char *scenario)
 	return 2;
 }
 
+static const char *subtitle;
+
+void bench_plot_subtitle(const char *s)
+{
+	subtitle = s;
+}
+
 const char *bench_plot_host(void)
 {
 	static char buf[160];
@@ -63,7 +70,10 @@ static FILE *gp_open(const char *path, const char *title)
 	gp_str(g, path);
 	fprintf(g, "\nset title ");
 	char t[400];
-	snprintf(t, sizeof(t), "%s\\non %s", title, bench_plot_host());
+	if (subtitle)
+		snprintf(t, sizeof(t), "%s\\n%s", title, subtitle);
+	else
+		snprintf(t, sizeof(t), "%s\\non %s", title, bench_plot_host());
 	fprintf(g, "\"%s\"\n", t);   /* double quotes: the \n breaks the line */
 	fprintf(g, "set grid\nset key outside right top\nset datafile missing '?'\n");
 	return g;
@@ -252,7 +262,7 @@ int bench_plot_lines(const struct bench_plot_spec *p)
 		gp_str(g, s->name);
 	}
 	if (p->hline > 0)
-		fprintf(g, ", %g with lines lc rgb 'black' lw 2 dt 4 title '%g'", p->hline, p->hline);
+		fprintf(g, ", %g with lines lc rgb 'black' lw 2 dt 4 title '%.1f'", p->hline, p->hline);
 	fprintf(g, "\n");
 	return gp_close(g, p->path);
 }
