@@ -23,11 +23,10 @@ static int batch_plot(const char *path, const struct bench_table *t,
 	static const double pub_x[] = { 8 * MIB, 32 * MIB, 64 * MIB, 1024 * MIB };
 	static const double pub_y[] = { 26.88, 38.69, 46.91, 58.68 };
 	static struct bench_plot_spec p;
-	memset(&p, 0, sizeof(p));
-	p.path = path;
-	p.title = "clearbench batch: GB/s median against the batch size, bars min-max";
-	p.xlabel = "batch (bytes per kernel call; the last is the whole region)";
-	p.ylabel = "GB/s (10^9 bytes/s)";
+	bench_plot_spec_init(&p, path,
+			     "clearbench batch: GB/s median against the batch size, bars min-max",
+			     "batch (bytes per kernel call; the last is the whole region)",
+			     "GB/s (10^9 bytes/s)");
 	p.x_bytes = p.logy = 1;
 	for (size_t k = 0; k < opts->nkernels; k++) {
 		int s = bench_series_add(&p, t, 0, opts->kernels[k]->name, 2, 3, 4, 5);

@@ -208,6 +208,8 @@ struct bench_plot_spec {
 	size_t nseries;
 	struct bench_series s[BENCH_PLOT_MAX_SERIES];
 };
+void bench_plot_spec_init(struct bench_plot_spec *p, const char *path, const char *title,
+			  const char *xlabel, const char *ylabel);
 /* Lines (linespoints, min-max bars where given); one x value: a bar chart. 0 or 1. */
 int bench_plot_lines(const struct bench_plot_spec *p);
 /* Clustered bars: ncat categories (x), nser series; v[ser * ncat + cat], NAN = none. */

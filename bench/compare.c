@@ -127,11 +127,9 @@ static int compare_plot(const char *path, const struct bench_table *t, const cha
 	for (size_t r = 0; r < t->nrows; r++)
 		have_x |= bench_cell_at(t, r, xcol)->is_num;
 	if (have_x) {
-		memset(&p, 0, sizeof(p));
-		p.path = path;
-		p.title = title;
-		p.xlabel = "extent";
-		p.ylabel = "B / A";
+		bench_plot_spec_init(&p, path,
+				     title,
+				     "extent", "B / A");
 		p.x_bytes = 1;
 		p.hline = 1.0;
 		size_t scol = bench_table_col(t, "series");

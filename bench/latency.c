@@ -20,11 +20,9 @@ static int latency_plot(const char *path, const struct bench_table *cdf,
 {
 	static struct bench_plot_spec p;
 	static struct bench_table *one;
-	memset(&p, 0, sizeof(p));
-	p.path = path;
-	p.title = "clearbench latency: clearing one 2 MiB page, distribution of the samples";
-	p.xlabel = "microseconds (log scale)";
-	p.ylabel = "percentile of samples";
+	bench_plot_spec_init(&p, path,
+		     "clearbench latency: clearing one 2 MiB page, distribution of the samples",
+			     "microseconds (log scale)", "percentile of samples");
 	p.logx = 1;
 	for (size_t i = 0; i < n && p.nseries < BENCH_PLOT_MAX_SERIES; i++) {
 		/* the rows of this contender and mode, as x = us, y = percentile */

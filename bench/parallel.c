@@ -131,11 +131,9 @@ static int parallel_plot(const char *path, const struct bench_table *t, const si
 			 size_t nsizes)
 {
 	static struct bench_plot_spec p;
-	memset(&p, 0, sizeof(p));
-	p.path = path;
-	p.title = "clearbench parallel: cp_clear_pages_parallel speed-up against one thread";
-	p.xlabel = "threads";
-	p.ylabel = "speed-up (GB/s over one thread's, same rounds)";
+	bench_plot_spec_init(&p, path,
+		     "clearbench parallel: cp_clear_pages_parallel speed-up against one thread",
+			     "threads", "speed-up (GB/s over one thread's, same rounds)");
 	p.hline = 1.0;
 	for (size_t i = 0; i < nsizes; i++) {
 		char ext[16];

@@ -90,6 +90,16 @@ static int gp_close(FILE *g, const char *path)
 	return 0;
 }
 
+void bench_plot_spec_init(struct bench_plot_spec *p, const char *path, const char *title,
+			  const char *xlabel, const char *ylabel)
+{
+	memset(p, 0, sizeof(*p));
+	p->path = path;
+	p->title = title;
+	p->xlabel = xlabel;
+	p->ylabel = ylabel;
+}
+
 int bench_series_add(struct bench_plot_spec *p, const struct bench_table *t, size_t scol,
 		     const char *name, size_t xcol, size_t ycol, size_t locol, size_t hicol)
 {

@@ -68,11 +68,9 @@ static int sweep_plot(const struct bench_opts *opts, const struct bench_table *d
 		      const struct bench_contender *c, size_t n, size_t nsizes)
 {
 	static struct bench_plot_spec p;
-	memset(&p, 0, sizeof(p));
-	p.path = opts->plot_path;
-	p.title = "clearbench sweep: GB/s median, bars min-max over rounds";
-	p.xlabel = "extent";
-	p.ylabel = "GB/s (10^9 bytes/s)";
+	bench_plot_spec_init(&p, opts->plot_path,
+			     "clearbench sweep: GB/s median, bars min-max over rounds",
+			     "extent", "GB/s (10^9 bytes/s)");
 	p.x_bytes = p.logy = 1;
 	size_t best = n;
 	double best_score = 0;
