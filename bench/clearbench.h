@@ -65,7 +65,7 @@ double bench_max(const double *v, size_t n);
 void bench_mean_stddev(const double *v, size_t n, double *mean, double *stddev);
 uint64_t bench_random(uint64_t *state);             /* xorshift64*, state != 0 */
 void bench_shuffle(size_t *idx, size_t n, uint64_t *state);
-double bench_gbs(size_t bytes, double seconds);     /* decimal GB/s, as the seeds */
+double bench_gbs(size_t bytes, double seconds);     /* decimal GB/s, as the Linux threads */
 /* "4K", "2M", "1G", or bytes when not a whole unit. */
 const char *bench_size_str(size_t bytes, char *buf, size_t len);
 /* Progress line on stderr, shown once a run has lasted a few seconds. */

@@ -31,6 +31,8 @@ $(BENCH_BIN): $(BENCH_SRCS) $(wildcard bench/*.h) bench/scenarios.def $(LIB_A) |
 
 .PHONY: bench bench-bin bench-report bench-libc test-bench-smoke test-report
 bench-bin: $(BENCH_BIN)
+# plain `make` builds the benchmark too
+all: $(BENCH_BIN)
 
 bench: $(BENCH_BIN)
 	$(RUN) $(BENCH_BIN) sweep $(BENCH_ARGS) --csv $(BENCH_DIR)/sweep.csv \
