@@ -178,7 +178,7 @@ static void beside_latency(FILE *f, const struct bench_published *p,
 {
 	const struct bench_table *t = find_table(part, "latency: clearing", BT_DATA);
 	static const char *const cols[] = { "clearing", "published CPU0 us", "published CPU6 us",
-		"this host rep_stosb us", "this host auto us" };
+		"this host rep_stosb us (median)", "this host auto us (median)" };
 	static const char *const modes[] = { "page-at-a-time", "one shot" };
 	fprintf(f, "<table class=\"beside\">");
 	head_row(f, cols, first ? 5 : 3);
@@ -193,7 +193,10 @@ static void beside_latency(FILE *f, const struct bench_published *p,
 			for (size_t k = 0; k < 2; k++) {
 				double m = lookup(t, "contender", who[k], "mode", modes[r], "mean_us");
 				double sd = lookup(t, "contender", who[k], "mode", modes[r], "stddev_us");
-				snprintf(buf, sizeof(buf), isnan(m) ? "n/a" : "%.1f +- %.1f", m, sd);
+				double p50 = lookup(t, "contender", who[k], "mode", modes[r], "p50_us");
+				/* the median too: a preempted sample moves the mean on a shared VM */
+				snprintf(buf, sizeof(buf), isnan(m) ? "n/a" : "%.1f +- %.1f (p50 %.1f)", m,
+					 sd, p50);
 				cell(f, buf);
 			}
 		}
