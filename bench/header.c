@@ -219,6 +219,20 @@ void bench_header_json(FILE *f, const struct bench_opts *opts)
 		cpus_here(), l1d_bytes(), hd.h.l2_bytes, hd.h.llc_bytes);
 	fprintf(f, ", \"auto\": ");
 	bench_json_str(f, hd.autoline);
+	/* the bands as data, and where auto first goes non-temporal (0: never) */
+	size_t from[BENCH_MAX_BANDS], nt_from = 0;
+	const struct cp_kernel *bk[BENCH_MAX_BANDS];
+	size_t nb = bench_auto_bands(from, bk, BENCH_MAX_BANDS);
+	fprintf(f, ", \"auto_bands\": [");
+	for (size_t i = 0; i < nb; i++) {
+		fprintf(f, "%s{\"from_bytes\": %zu, \"kernel\": ", i ? ", " : "",
+			from[i] * CP_PAGE_SIZE);
+		bench_json_str(f, bk[i]->name);
+		fputc('}', f);
+		if (!nt_from && (bk[i]->flags & CP_NONTEMPORAL))
+			nt_from = from[i] * CP_PAGE_SIZE;
+	}
+	fprintf(f, "], \"nt_from_bytes\": %zu", nt_from);
 	fprintf(f, ", \"policy_source\": ");
 	bench_json_str(f, cp_policy_source());
 	const struct cp_kernel *const *list;
