@@ -45,7 +45,8 @@ static const struct { const char *name; unsigned uses; } scenario_uses[] = {
 
 static const char *const option_names[] = {
 	"--quick", "--csv", "--json", "--plot", "--kernel", "--threads", "--sizes", "--rounds",
-	"--region", "--batch", "--random-fault", "--hugetlb", "--out", "--tune"
+	"--region", "--batch", "--random-fault", "--hugetlb", "--out", "--tune", "--force",
+	"--install"
 };
 #define NOPTIONS (sizeof(option_names) / sizeof(option_names[0]))
 
@@ -54,7 +55,7 @@ static unsigned uses_of(const char *scenario)
 	for (size_t i = 0; i < sizeof(scenario_uses) / sizeof(scenario_uses[0]); i++)
 		if (!strcmp(scenario_uses[i].name, scenario))
 			return scenario_uses[i].uses;
-	return ~(unsigned)(BO_OUT | BO_TUNE);
+	return ~(unsigned)(BO_OUT | BO_TUNE | BO_FORCE | BO_INSTALL);
 }
 
 static void list_options(FILE *f, unsigned uses)
@@ -94,6 +95,7 @@ static void usage(FILE *f)
 "  --hugetlb          fault: MAP_HUGETLB instead of THP (needs vm.nr_hugepages)\n"
 "  --out DIR          report: the folder for index.html, plots, CSV and JSON\n"
 "  --tune             report: run tune too\n"
+
 "  --version          the clearpages version clearbench is built with\n"
 "  --help             this text\n"
 "Figures are medians over rounds that visit the contenders in a new random\n"
@@ -186,7 +188,8 @@ static int parse_args(int argc, char **argv, struct bench_opts *o, const struct 
 {
 	/* O_QUICK + i is option_names[i] and BO_* bit i */
 	enum { O_QUICK = 256, O_CSV, O_JSON, O_PLOT, O_KERNEL, O_THREADS, O_SIZES, O_ROUNDS,
-	       O_REGION, O_BATCH, O_RANDOM, O_HUGETLB, O_OUT, O_TUNE, O_HELP, O_VERSION };
+	       O_REGION, O_BATCH, O_RANDOM, O_HUGETLB, O_OUT, O_TUNE, O_FORCE, O_INSTALL, O_HELP,
+	       O_VERSION };
 	static const struct option longopts[] = {
 		{ "quick", no_argument, 0, O_QUICK },     { "csv", required_argument, 0, O_CSV },
 		{ "json", required_argument, 0, O_JSON }, { "plot", required_argument, 0, O_PLOT },
@@ -199,7 +202,8 @@ static int parse_args(int argc, char **argv, struct bench_opts *o, const struct 
 		{ "random-fault", no_argument, 0, O_RANDOM },
 		{ "hugetlb", no_argument, 0, O_HUGETLB }, { "help", no_argument, 0, O_HELP },
 		{ "out", required_argument, 0, O_OUT }, { "tune", no_argument, 0, O_TUNE },
-		{ "version", no_argument, 0, O_VERSION },
+		{ "version", no_argument, 0, O_VERSION }, { "force", no_argument, 0, O_FORCE },
+		{ "install", no_argument, 0, O_INSTALL },
 		{ 0, 0, 0, 0 }
 	};
 	unsigned long v;
@@ -217,8 +221,10 @@ static int parse_args(int argc, char **argv, struct bench_opts *o, const struct 
 			if (strlen(optarg) < 5 || strcmp(optarg + strlen(optarg) - 4, ".png"))
 				rc = bad("--plot", optarg, "want a file name ending in .png");
 			break;
-		case O_OUT: o->out_dir = optarg; break;
+		case O_OUT: o->out_path = optarg; break;
 		case O_TUNE: o->tune = 1; break;
+		case O_FORCE: o->force = 1; break;
+		case O_INSTALL: o->install = 1; break;
 		case O_KERNEL: rc = parse_kernels(optarg, o); break;
 		case O_SIZES: rc = parse_sizes(optarg, o); break;
 		case O_REGION: rc = parse_extent("--region", optarg, &o->region); break;
@@ -268,7 +274,7 @@ static int parse_args(int argc, char **argv, struct bench_opts *o, const struct 
 		if (extra & (1u << i))
 			return bad(option_names[i], (*sc)->name, "not an option of this scenario "
 				   "(see --help for the ones it takes)");
-	if (!strcmp((*sc)->name, "report") && !o->out_dir)
+	if (!strcmp((*sc)->name, "report") && !o->out_path)
 		return bad("report", "", "want --out DIR");
 	return bench_check_outputs(o);
 }

@@ -23,7 +23,7 @@ enum {
 	BO_QUICK = 1u << 0, BO_CSV = 1u << 1, BO_JSON = 1u << 2, BO_PLOT = 1u << 3,
 	BO_KERNEL = 1u << 4, BO_THREADS = 1u << 5, BO_SIZES = 1u << 6, BO_ROUNDS = 1u << 7,
 	BO_REGION = 1u << 8, BO_BATCH = 1u << 9, BO_RANDOM = 1u << 10, BO_HUGETLB = 1u << 11,
-	BO_OUT = 1u << 12, BO_TUNE = 1u << 13
+	BO_OUT = 1u << 12, BO_TUNE = 1u << 13, BO_FORCE = 1u << 14, BO_INSTALL = 1u << 15
 };
 
 struct bench_opts {
@@ -44,8 +44,10 @@ struct bench_opts {
 	int random_fault;          /* --random-fault */
 	int hugetlb;               /* --hugetlb */
 	int emulated;              /* figures come from an emulator: meaningless */
-	const char *out_dir;       /* report --out DIR */
+	const char *out_path;      /* --out: report's folder (tune's profile file) */
 	int tune;                  /* report --tune */
+	int force;                 /* tune --force: write what verify refused */
+	int install;               /* tune --install: the system profile */
 	size_t nargs;              /* compare's files */
 	const char *args[2];
 	const char *argv0;         /* this program, for the second-libc memset helper */

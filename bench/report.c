@@ -78,7 +78,7 @@ static int run_part(const struct bench_opts *opts, size_t i, const char *dir,
 int bench_report(const struct bench_opts *opts)
 {
 	static struct bench_report_part done[NPARTS];
-	const char *dir = opts->out_dir;
+	const char *dir = opts->out_path;
 	struct stat st;
 	if (mkdir(dir, 0755) && errno != EEXIST) {
 		fprintf(stderr, "clearbench: --out '%s': %s\n", dir, strerror(errno));
