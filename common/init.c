@@ -24,7 +24,10 @@
 #ifndef CP_SYSCONFDIR
 #define CP_SYSCONFDIR "/etc"
 #endif
-#define SYSTEM_PROFILE CP_SYSCONFDIR "/clearpages/profile"
+/* The machine-wide profile; a variable only so tests can point it elsewhere
+ * before the first call (never the environment: a setuid program must not
+ * be steered to another file). */
+const char *cp__system_profile_path = CP_SYSCONFDIR "/clearpages/profile";
 #define SOURCE_MAX 4200               /* "system:" + a path */
 
 struct cp__state cp__the_state;
@@ -65,29 +68,10 @@ static void __attribute__((format(printf, 1, 2))) msg(const char *fmt, ...)
 	fprintf(stderr, "clearpages: %s\n", line);
 }
 
-/* CLEARPAGES_DISABLE=tok,...: the features to mask. */
-static unsigned parse_disable(const char *list)
+static void disable_unknown(const char *tok, size_t len, void *ctx)
 {
-	unsigned mask = 0;
-	const char *p = list;
-	while (*p) {
-		size_t len = strcspn(p, ",");
-		size_t b = 0, e = len;        /* trim blanks around a token */
-		while (b < e && (p[b] == ' ' || p[b] == '\t')) b++;
-		while (e > b && (p[e - 1] == ' ' || p[e - 1] == '\t')) e--;
-		if (e > b) {
-			const struct cp__feature_token *t = cp__feature_token_find(p + b, e - b);
-			if (!t)
-				msg("CLEARPAGES_DISABLE: unknown feature '%.*s' ignored",
-				    (int)(e - b), p + b);
-			else if (!strcmp(t->arch, CP_ARCH_NAME))
-				mask |= t->feature;
-		}
-		p += len;
-		if (*p == ',')
-			p++;
-	}
-	return mask;
+	(void)ctx;
+	msg("CLEARPAGES_DISABLE: unknown feature '%.*s' ignored", (int)len, tok);
 }
 
 /* Selection inputs from the state; the profile, if any, from the caller. */
@@ -175,7 +159,7 @@ static void init(void)
 	s->features = s->cpu.features;
 	const char *disable = env("CLEARPAGES_DISABLE");
 	if (disable)
-		s->features &= ~parse_disable(disable);
+		s->features &= ~cp__disable_parse(disable, disable_unknown, NULL);
 	cp__registry_build(s->features, &s->kernels);
 
 	overrides.cpu = &s->cpu;
@@ -210,7 +194,7 @@ static void init(void)
 	pthread_atfork(atfork_prepare, atfork_release, atfork_release);
 	const char *profile = env("CLEARPAGES_PROFILE");
 	if (!profile || !load_profile_at_init("CLEARPAGES_PROFILE", profile, 0, "env"))
-		load_profile_at_init("system profile", SYSTEM_PROFILE, 1, "system");
+		load_profile_at_init("system profile", cp__system_profile_path, 1, "system");
 	__atomic_store_n(&cp__ready, 1, __ATOMIC_RELEASE);
 }
 
@@ -220,25 +204,10 @@ const struct cp__state *cp__state_slow(void)
 	return &cp__the_state;
 }
 
-static void store_bands(struct cp__bands *to, const struct cp__bands *from)
-{
-	for (unsigned i = 0; i < CP__MAX_BANDS; i++) {
-		__atomic_store_n(&to->band[i].kernel, from->band[i].kernel, __ATOMIC_RELAXED);
-		__atomic_store_n(&to->band[i].from_pages, from->band[i].from_pages,
-				 __ATOMIC_RELAXED);
-	}
-}
-
 void cp__policy_publish(const struct cp__policy *p, const char *source)
 {
 	pthread_mutex_lock(&publish_lock);
-	/* Each field is one aligned word and every slot a valid kernel: a
-	 * racing caller sees old or new kernels, every one of them runs here. */
-	store_bands(&cp__the_state.policy.any, &p->any);
-	store_bands(&cp__the_state.policy.hot, &p->hot);
-	store_bands(&cp__the_state.policy.cold, &p->cold);
-	__atomic_store_n(&cp__the_state.policy.parallel_min_share_pages,
-			 p->parallel_min_share_pages, __ATOMIC_RELAXED);
+	cp__policy_store(&cp__the_state.policy, p);
 	__atomic_store_n(&cp__the_state.source, source, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&publish_lock);
 }

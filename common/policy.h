@@ -47,6 +47,24 @@ static inline const struct cp_kernel *cp__bands_pick(const struct cp__bands *b, 
 	return __atomic_load_n(&b->band[i].kernel, __ATOMIC_RELAXED);
 }
 
+/* Copy a policy into the one the calls read: each field is one aligned word
+ * and every slot a valid kernel, so a racing reader sees old or new kernels,
+ * every one of which runs here. Serialising publishers is the caller's job. */
+static inline void cp__policy_store(struct cp__policy *to, const struct cp__policy *from)
+{
+	const struct cp__bands *src[3] = { &from->any, &from->hot, &from->cold };
+	struct cp__bands *dst[3] = { &to->any, &to->hot, &to->cold };
+	for (unsigned l = 0; l < 3; l++)
+		for (unsigned i = 0; i < CP__MAX_BANDS; i++) {
+			__atomic_store_n(&dst[l]->band[i].kernel, src[l]->band[i].kernel,
+					 __ATOMIC_RELAXED);
+			__atomic_store_n(&dst[l]->band[i].from_pages, src[l]->band[i].from_pages,
+					 __ATOMIC_RELAXED);
+		}
+	__atomic_store_n(&to->parallel_min_share_pages, from->parallel_min_share_pages,
+			 __ATOMIC_RELAXED);
+}
+
 /* Bands in use (1 .. CP__MAX_BANDS). */
 static inline unsigned cp__bands_count(const struct cp__bands *b)
 {

@@ -13,6 +13,13 @@
 #define CP_KERNEL_SYM2(arch, name) cp_##arch##_##name
 #define CP_KERNEL_SYM(arch, name) CP_KERNEL_SYM2(arch, name)
 
+/* The raw kernels' prototypes, from the same list (the public header's copy
+ * is generated from it too: scripts/regen.sh). */
+#define CP_KERNEL(name, class, needs, ranked_by, what) \
+	void CP_KERNEL_SYM(CP_ARCH_ID, name)(void *addr, size_t npages);
+#include "kernels.def"
+#undef CP_KERNEL
+
 const struct cp__kernel_desc cp__kernel_table[] = {
 #define CP_KERNEL(name, class, needs, ranked_by, what) \
 	{ { #name, CP_ARCH_NAME, class, CP_KERNEL_SYM(CP_ARCH_ID, name) }, needs, ranked_by },
@@ -63,6 +70,33 @@ const struct cp_kernel *cp__list_find(const struct cp__kernel_list *list, const 
 		if (cp__streq(list->k[i]->name, name))
 			return list->k[i];
 	return NULL;
+}
+
+unsigned cp__disable_parse(const char *list,
+			   void (*unknown)(const char *tok, size_t len, void *ctx), void *ctx)
+{
+	unsigned mask = 0;
+	for (const char *p = list; *p;) {
+		size_t len = 0, b = 0, e;
+		while (p[len] && p[len] != ',')
+			len++;
+		e = len;
+		while (b < e && (p[b] == ' ' || p[b] == '\t')) b++;
+		while (e > b && (p[e - 1] == ' ' || p[e - 1] == '\t')) e--;
+		if (e > b) {
+			const struct cp__feature_token *t = cp__feature_token_find(p + b, e - b);
+			if (!t) {
+				if (unknown)
+					unknown(p + b, e - b, ctx);
+			} else if (cp__streq(t->arch, CP_ARCH_NAME)) {
+				mask |= t->feature;
+			}
+		}
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return mask;
 }
 
 const struct cp__feature_token *cp__feature_token_find(const char *tok, size_t len)

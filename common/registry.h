@@ -54,6 +54,12 @@ void cp__registry_build(unsigned features, struct cp__kernel_list *out);
 const struct cp__kernel_desc *cp__kernel_desc_of(const struct cp_kernel *k);
 /* By name in a list; NULL when absent or name is NULL. */
 const struct cp_kernel *cp__list_find(const struct cp__kernel_list *list, const char *name);
+/* CLEARPAGES_DISABLE's syntax: comma-separated, case-insensitive tokens,
+ * blanks around them ignored, the other architecture's tokens accepted and
+ * ignored. Returns the features to mask; each unknown token goes to
+ * `unknown` (which may be NULL). */
+unsigned cp__disable_parse(const char *list,
+			   void (*unknown)(const char *tok, size_t len, void *ctx), void *ctx);
 /* The token `len` bytes at `tok` (case-insensitive): NULL when unknown. */
 const struct cp__feature_token *cp__feature_token_find(const char *tok, size_t len);
 

@@ -33,6 +33,9 @@ static inline const struct cp__state *cp__state(void)
 	return cp__state_slow();
 }
 
+/* $(SYSCONFDIR)/clearpages/profile, read at initialisation. */
+extern const char *cp__system_profile_path;
+
 /* Replace the policy in use (profiles; tests install recording kernels). The
  * forced kernel is applied by the caller (selection). */
 void cp__policy_publish(const struct cp__policy *policy, const char *source);

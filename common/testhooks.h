@@ -16,6 +16,9 @@
 #include "registry.h"
 #include "select.h"
 #include "state.h"
+#if defined(__aarch64__)
+#include "cpu_regs.h"      /* arch/arm64: detection from register values */
+#endif
 
 /* Where cp_clear_pages first goes non-temporal; SIZE_MAX: never. */
 static inline size_t cp__policy_nt_from(const struct cp__policy *p)

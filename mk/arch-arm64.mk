@@ -32,7 +32,8 @@ LD   := $(CROSS)ld
 # BTI landing pads and PAC in the C objects too, or the property note is lost.
 ARCH_CFLAGS := -mbranch-protection=standard
 KERNELS := $(shell sed -n 's/^CP_KERNEL.\([a-z0-9_]*\),.*/\1/p' arch/$(ARCH)/kernels.def)
-DEPS_PKGS += gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-user
+DEPS_PKGS += gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu
+DEPS_TEST_PKGS += qemu-user
 
 $(BUILD)/kernels/%.o: arch/arm64/%.S arch/arm64/cp_arm64.h | $(BUILD)/kernels
 	$(CC) $(ARCH_CFLAGS) -g -Wa,--fatal-warnings -c -o $@ $<

@@ -34,7 +34,10 @@ bench-bin: $(BENCH_BIN)
 # plain `make` builds the benchmark too
 all: $(BENCH_BIN)
 
-bench: $(BENCH_BIN)
+all: $(BENCH_BIN)
+
+# Builds everything first, as the README says of the main job.
+bench: lib $(BENCH_BIN)
 	$(RUN) $(BENCH_BIN) sweep $(BENCH_ARGS) --csv $(BENCH_DIR)/sweep.csv \
 	    --plot $(BENCH_DIR)/sweep.png
 	@echo "bench: wrote $(BENCH_DIR)/sweep.csv and $(BENCH_DIR)/sweep.png"

@@ -1,5 +1,5 @@
 /*
- * cp_clear_huge / cp_clear_huge_opts (issue 4).
+ * cp_clear_huge / cp_clear_huge_opts.
  *
  * The sequence tests pass a recording kernel and a fake, never-dereferenced
  * base: they touch no memory, so they stay cheap under qemu. Each expected

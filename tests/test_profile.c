@@ -4,37 +4,14 @@
  * the library reads the environment once.
  */
 #include "testutil.h"
+#include "profile_files.h"
 #include "testhooks.h"
 #include <errno.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-/* Profile files of this test, removed when it ends. */
-#define MAX_FILES 64
-static char files[MAX_FILES][40];
-static unsigned nfiles;
-
-static void remove_files(void)
-{
-	for (unsigned i = 0; i < nfiles; i++)
-		unlink(files[i]);
-}
-TestSuite(profile, .fini = remove_files);
-
-/* The profile text in a fresh file; returns its path. */
-static const char *profile_file(const char *text, size_t len)
-{
-	cr_assert(nfiles < MAX_FILES);
-	char *path = files[nfiles++];
-	strcpy(path, "/tmp/cp_test_profile_XXXXXX");
-	int fd = mkstemp(path);
-	cr_assert(fd >= 0);
-	cr_assert_eq(write(fd, text, len), (ssize_t)len);
-	close(fd);
-	return path;
-}
-#define PROFILE(text) profile_file(text, sizeof(text) - 1)
+TestSuite(profile, .fini = profile_files_remove);
 
 /* The first and last usable kernel of a class, in cp_kernels() order. */
 static const struct cp_kernel *kernel_of(int nontemporal, int last)
@@ -228,8 +205,10 @@ Test(profile, env_profile_loaded_at_init)
 
 CHILD_BODY(disabled_kernel_rejected)
 {
-	if (cp_set_profile(PROFILE("version 1\ntemporal avx2\n")) != -EINVAL ||
-	    cp_set_profile(PROFILE("version 1\ntemporal sve\n")) != -EINVAL)
+	int r = cp_set_profile(PROFILE("version 1\ntemporal avx2\n")) != -EINVAL ||
+		cp_set_profile(PROFILE("version 1\ntemporal sve\n")) != -EINVAL;
+	profile_files_remove();
+	if (r)
 		_exit(4);
 }
 
@@ -248,8 +227,10 @@ Test(profile, disabled_kernel_rejected)
 
 CHILD_BODY(forced_kernel_wins)
 {
-	if (cp_set_profile(full_profile()) || strcmp(cp_kernel_for(1)->name, BASELINE) ||
-	    strcmp(cp_kernel_for(SIZE_MAX / CP_PAGE_SIZE)->name, BASELINE))
+	int r = cp_set_profile(full_profile()) || strcmp(cp_kernel_for(1)->name, BASELINE) ||
+		strcmp(cp_kernel_for(SIZE_MAX / CP_PAGE_SIZE)->name, BASELINE);
+	profile_files_remove();
+	if (r)
 		_exit(5);
 }
 
