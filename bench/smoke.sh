@@ -67,7 +67,8 @@ printf '{"scenario": "sweep", "tables": [' > "$OUT/broken.json"
 for args in "no-such-scenario" "sweep --sizes 3k" "sweep --rounds 0" "sweep --kernel nope" \
 	    "sweep --bogus" "sweep --sizes 4k,,8k" "sweep --sizes 4k," "sweep --plot out.jpg" \
 	    "walk --sizes 4k" "latency --threads 2" "sweep --csv $OUT/no/such/dir/x.csv" \
-	    "sweep --json $OUT" "report" "report --out $OUT/r --plot x.png" "compare $OUT/sweep.json" \
+	    "sweep --json $OUT" "report" "report --out $OUT/r --plot x.png" "report --out $OUT/no/such/dir" \
+	    "report --out $OUT/help.txt" "compare $OUT/sweep.json" \
 	    "compare $OUT/broken.json $OUT/sweep.json" "compare $OUT/sweep.json $OUT/walk.json" \
 	    "compare $OUT/no-such.json $OUT/sweep.json" "sweep extra-argument"; do
 	# shellcheck disable=SC2086
