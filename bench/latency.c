@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * latency (the Linux hugepage zeroing threads' clear_huge_page profile): samples of the time to clear one 2 MiB huge page,
- * page-at-a-time (512 kernel calls) against one shot (one call) for each
- * kernel, and auto (cp_clear_pages) both ways: mean, stddev, p50, p99. Each
+ * latency (the Linux hugepage zeroing threads' clear_huge_page profile):
+ * samples of the time to clear one 2 MiB huge page, page-at-a-time (512
+ * kernel calls) against one shot (one call) for each kernel, and auto
+ * (cp_clear_pages) both ways: mean, stddev, p50, p99 and the distribution. Each
  * sample clears the next 2 MiB of a larger region, so the target is not the
  * page the previous sample left in cache.
  */

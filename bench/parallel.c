@@ -108,7 +108,8 @@ static struct bench_table *threshold(const struct bench_opts *opts, unsigned nth
 	bench_table_csv_suffix(t, "threshold");
 	add_contender(0, 1, 0, "1 thread");
 	add_contender(1, nthreads, 1, "split");
-	for (size_t bytes = (size_t)128 << 10; bytes <= threshold_top(opts); bytes *= opts->quick ? 4 : 2) {
+	size_t step = opts->quick ? 4 : 2;
+	for (size_t bytes = (size_t)128 << 10; bytes <= threshold_top(opts); bytes *= step) {
 		char ext[16];
 		double gbs[2];
 		bench_size_str(bytes, ext, sizeof(ext));

@@ -114,7 +114,8 @@ static void published_caption(FILE *f, const struct bench_published *p)
 }
 
 /* The thread's rows with this host's figures in the columns beside them. */
-static void beside_batch(FILE *f, const struct bench_published *p, const struct bench_report_part *part)
+static void beside_batch(FILE *f, const struct bench_published *p,
+			 const struct bench_report_part *part)
 {
 	const struct bench_table *t = find_table(part, "batch: GB/s (median", BT_DATA);
 	static const char *const cols[] = { "batch", "published rep stosb GB/s",
@@ -148,7 +149,8 @@ static void beside_batch(FILE *f, const struct bench_published *p, const struct 
 			   "smaller or the kernel is not usable.)</p>\n");
 }
 
-static void beside_walk(FILE *f, const struct bench_published *p, const struct bench_report_part *part)
+static void beside_walk(FILE *f, const struct bench_published *p,
+			const struct bench_report_part *part)
 {
 	const struct bench_table *t = find_table(part, "walk", BT_DATA);
 	static const char *const cols[] = { "walk", "published i7-8700 us", "published SM8150 us",
@@ -205,7 +207,8 @@ static void beside_latency(FILE *f, const struct bench_published *p,
 	fprintf(f, "</tbody></table>\n");
 }
 
-static void beside_fault(FILE *f, const struct bench_published *p, const struct bench_report_part *part)
+static void beside_fault(FILE *f, const struct bench_published *p,
+			 const struct bench_report_part *part)
 {
 	const struct bench_table *t = find_table(part, "fault", BT_DATA);
 	static const char *const cols[] = { "order", "published stime", "published utime",
@@ -310,7 +313,8 @@ static const char check_script[] =
 	"  var e = document.getElementById('check');\n"
 	"  e.setAttribute('data-result', ok ? 'ok' : 'fail');\n"
 	"  e.textContent = 'page check: ' + (ok ? 'ok' : 'FAILED') + ': ' + imgs.length +\n"
-	"    ' images, ' + bad.length + ' not loaded' + (bad.length ? ' (' + bad.join(', ') + ')' : '') +\n"
+	"    ' images, ' + bad.length + ' not loaded' +\n"
+	"    (bad.length ? ' (' + bad.join(', ') + ')' : '') +\n"
 	"    '; ' + tables.length + ' tables, ' + empty + ' empty';\n"
 	"});\n"
 	"</script>\n";

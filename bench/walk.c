@@ -2,8 +2,8 @@
 /*
  * walk (the Linux hugepage zeroing thread's memset experiment): a region
  * (100 MiB, --region) cleared in one shot, forward one 4 KiB page per call,
- * and reverse one page per call, for memset and each kernel. The thread measured reverse at twice the forward time on an arm64
- * phone (prefetchers follow ascending streams) and one shot fastest of all.
+ * and reverse one page per call, for memset and each kernel. The thread
+ * measured reverse at twice the forward time on an arm64 phone (prefetchers follow ascending streams) and one shot fastest of all.
  */
 #include <stdlib.h>
 #include "clearbench.h"
