@@ -290,6 +290,7 @@ static const char style[] =
 	"body{font-family:sans-serif;margin:1.5em;max-width:1400px;color:#222}"
 	"h1{font-size:1.5em}h2{margin-top:2em;border-bottom:1px solid #ccc}"
 	"table{border-collapse:collapse;margin:0.5em 0;font-size:0.85em}"
+	"table.data{display:block;overflow-x:auto;max-width:100%}"
 	"td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
 	"th{background:#f0f0f0}td:first-child,th:first-child{text-align:left}"
 	"table.host td,table.host th{text-align:left}"
