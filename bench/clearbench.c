@@ -1,6 +1,8 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * clearbench [SCENARIO] [options]: main, options, the header naming the host.
- * Scenarios live in their own files and are listed in scenarios.def.
+ * clearbench [SCENARIO] [options]: main and the options. Scenarios live in
+ * their own files and are listed in scenarios.def; each uses only some of
+ * the options (scenario_uses below), and any other is refused.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -11,7 +13,6 @@
 #include <string.h>
 #include <unistd.h>
 #include "clearbench.h"
-#include "testhooks.h"
 
 static const struct scenario {
 	const char *name;
@@ -24,28 +25,78 @@ static const struct scenario {
 };
 #define NSCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
 
+#define BO_OUTPUTS (BO_QUICK | BO_CSV | BO_JSON)
+/* The options each scenario reads; a scenario missing here (a new one) takes
+ * every measuring option. */
+static const struct { const char *name; unsigned uses; } scenario_uses[] = {
+	{ "sweep",    BO_OUTPUTS | BO_PLOT | BO_KERNEL | BO_SIZES | BO_ROUNDS },
+	{ "batch",    BO_OUTPUTS | BO_PLOT | BO_KERNEL | BO_REGION | BO_ROUNDS },
+	{ "walk",     BO_OUTPUTS | BO_PLOT | BO_KERNEL | BO_REGION | BO_ROUNDS },
+	{ "latency",  BO_OUTPUTS | BO_PLOT | BO_KERNEL | BO_REGION | BO_ROUNDS },
+	{ "fault",    BO_OUTPUTS | BO_PLOT | BO_THREADS | BO_REGION | BO_ROUNDS | BO_BATCH |
+		      BO_RANDOM | BO_HUGETLB },
+	{ "tune",     BO_OUTPUTS | BO_KERNEL | BO_SIZES | BO_ROUNDS },
+	{ "parallel", BO_OUTPUTS | BO_PLOT | BO_THREADS | BO_SIZES | BO_ROUNDS },
+	/* report passes the measuring options on to the scenarios that take them */
+	{ "report",   BO_QUICK | BO_OUT | BO_TUNE | BO_KERNEL | BO_SIZES | BO_REGION | BO_ROUNDS |
+		      BO_THREADS },
+	{ "compare",  BO_PLOT },
+};
+
+static const char *const option_names[] = {
+	"--quick", "--csv", "--json", "--plot", "--kernel", "--threads", "--sizes", "--rounds",
+	"--region", "--batch", "--random-fault", "--hugetlb", "--out", "--tune", "--force",
+	"--install"
+};
+#define NOPTIONS (sizeof(option_names) / sizeof(option_names[0]))
+
+static unsigned uses_of(const char *scenario)
+{
+	for (size_t i = 0; i < sizeof(scenario_uses) / sizeof(scenario_uses[0]); i++)
+		if (!strcmp(scenario_uses[i].name, scenario))
+			return scenario_uses[i].uses;
+	return ~(unsigned)(BO_OUT | BO_TUNE | BO_FORCE | BO_INSTALL);
+}
+
+static void list_options(FILE *f, unsigned uses)
+{
+	for (size_t i = 0; i < NOPTIONS; i++)
+		if (uses & (1u << i))
+			fprintf(f, " %s", option_names[i]);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: clearbench [SCENARIO] [options]\n"
+"       clearbench report --out DIR [--quick] [--tune]\n"
+"       clearbench compare A.json B.json [--plot FILE.png]\n"
 "Measures the clearpages kernels, the dispatcher and the clearing orders here.\n\n"
 "scenarios (default %s):\n", scenarios[0].name);
-	for (size_t i = 0; i < NSCENARIOS; i++)
-		fprintf(f, "  %-9s %s\n", scenarios[i].name, scenarios[i].help);
+	for (size_t i = 0; i < NSCENARIOS; i++) {
+		fprintf(f, "  %-9s %s\n            options:", scenarios[i].name, scenarios[i].help);
+		list_options(f, uses_of(scenarios[i].name));
+		fputc('\n', f);
+	}
 	fprintf(f,
-"\noptions:\n"
+"\noptions (each scenario takes those listed under it; any other is an error):\n"
 "  --quick            short run (every scenario well under a minute)\n"
-"  --csv FILE         write the results as CSV\n"
+"  --csv FILE         write the results as CSV: FILE.csv, then one FILE-NAME.csv\n"
+"                     per further table (one table per file)\n"
 "  --json FILE        write the results and the host as JSON\n"
-"  --plot FILE.png    GB/s against extent (gnuplot, pngcairo)\n"
+"  --plot FILE.png    the scenario's plot (gnuplot, pngcairo)\n"
 "  --kernel a,b       measure these kernels only (default: every usable one)\n"
-"  --threads N        workers for fault (default: one per CPU)\n"
-"  --sizes 4k,2M,1G   extents for sweep (multiples of 4 KiB, at most 2G)\n"
+"  --threads N        workers for fault, most threads for parallel (default: the CPUs)\n"
+"  --sizes 4k,2M,1G   extents for sweep, parallel, tune (multiples of 4 KiB, at most 2G)\n"
 "  --rounds N         timed rounds per contender (default: scaled by extent)\n"
-"  --region SIZE      region for batch and fault's region rows (default 1G)\n"
+"  --region SIZE      region for batch, walk, latency and fault\n"
 "  --batch N          pages per call for fault's batched order (default 64)\n"
 "  --random-fault     fault: a random fault index instead of 0\n"
 "  --hugetlb          fault: MAP_HUGETLB instead of THP (needs vm.nr_hugepages)\n"
+"  --out DIR          report: the folder for index.html, plots, CSV and JSON\n"
+"  --tune             report: run tune too\n"
+
+"  --version          the clearpages version clearbench is built with\n"
 "  --help             this text\n"
 "Figures are medians over rounds that visit the contenders in a new random\n"
 "order each time, each warmed up first; GB/s is 10^9 bytes per second.\n");
@@ -74,7 +125,7 @@ static int parse_count(const char *opt, const char *s, unsigned long max, unsign
 /* A size of whole pages, at most BENCH_MAX_MEMORY. */
 static int parse_extent(const char *opt, const char *s, size_t *out)
 {
-	if (cp__parse_size(s, out) || *out == 0)
+	if (bench_parse_size(s, out) || *out == 0)
 		return bad(opt, s, "want a size such as 4k, 2M or 1G");
 	if (*out % CP_PAGE_SIZE)
 		return bad(opt, s, "not a multiple of 4 KiB");
@@ -83,58 +134,62 @@ static int parse_extent(const char *opt, const char *s, size_t *out)
 	return 0;
 }
 
+/* Comma-separated tokens; an empty one ("4k,,8k", ",4k", "4k,") is an error. */
+static int split_list(const char *opt, char *list, char **tok, size_t max, size_t *n)
+{
+	char whole[512];
+	snprintf(whole, sizeof(whole), "%s", list);
+	*n = 0;
+	for (char *p = list;; p++) {
+		if (*n == max)
+			return bad(opt, whole, "too many items");
+		tok[(*n)++] = p;
+		p = strchr(p, ',');
+		if (p)
+			*p = '\0';
+		if (!tok[*n - 1][0])
+			return bad(opt, whole, "empty item in the list");
+		if (!p)
+			return 0;
+	}
+}
+
 static int parse_sizes(char *list, struct bench_opts *o)
 {
-	for (char *save, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (o->nsizes == BENCH_MAX_SIZES)
-			return bad("--sizes", tok, "too many sizes");
-		if (parse_extent("--sizes", tok, &o->sizes[o->nsizes]))
+	char *tok[BENCH_MAX_SIZES + 1];
+	size_t n;
+	if (split_list("--sizes", list, tok, BENCH_MAX_SIZES, &n))
+		return 2;
+	for (size_t i = 0; i < n; i++)
+		if (parse_extent("--sizes", tok[i], &o->sizes[i]))
 			return 2;
-		o->nsizes++;
-	}
-	return o->nsizes ? 0 : bad("--sizes", "", "empty list");
+	o->nsizes = n;
+	return 0;
 }
 
 static int parse_kernels(char *list, struct bench_opts *o)
 {
-	for (char *save, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		const struct cp_kernel *k = cp_kernel_find(tok);
+	char *tok[BENCH_MAX_KERNELS + 1];
+	size_t n;
+	if (split_list("--kernel", list, tok, BENCH_MAX_KERNELS, &n))
+		return 2;
+	o->nkernels = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct cp_kernel *k = cp_kernel_find(tok[i]);
 		if (!k)
-			return bad("--kernel", tok, "not a usable kernel here (see the header's list)");
-		if (o->nkernels == BENCH_MAX_KERNELS)
-			return bad("--kernel", tok, "too many kernels");
+			return bad("--kernel", tok[i], "not a usable kernel here (see the header's list)");
 		o->kernels[o->nkernels++] = k;
 	}
 	o->kernels_given = 1;
-	return o->nkernels ? 0 : bad("--kernel", "", "empty list");
-}
-
-/* Under qemu-user the figures are the emulator's, not the CPU's. */
-static int detect_emulation(void)
-{
-#if defined(__aarch64__)
-#ifdef BENCH_CROSS_BUILT
-	return 1;
-#else
-	/* qemu-user shows the host's /proc/cpuinfo: x86 fields on an arm64 binary */
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	char line[256];
-	int x86 = 0;
-	while (f && !x86 && fgets(line, sizeof(line), f))
-		x86 = !strncmp(line, "vendor_id", 9);
-	if (f)
-		fclose(f);
-	return x86;
-#endif
-#else
 	return 0;
-#endif
 }
 
 static int parse_args(int argc, char **argv, struct bench_opts *o, const struct scenario **sc)
 {
+	/* O_QUICK + i is option_names[i] and BO_* bit i */
 	enum { O_QUICK = 256, O_CSV, O_JSON, O_PLOT, O_KERNEL, O_THREADS, O_SIZES, O_ROUNDS,
-	       O_REGION, O_BATCH, O_RANDOM, O_HUGETLB, O_HELP };
+	       O_REGION, O_BATCH, O_RANDOM, O_HUGETLB, O_OUT, O_TUNE, O_FORCE, O_INSTALL, O_HELP,
+	       O_VERSION };
 	static const struct option longopts[] = {
 		{ "quick", no_argument, 0, O_QUICK },     { "csv", required_argument, 0, O_CSV },
 		{ "json", required_argument, 0, O_JSON }, { "plot", required_argument, 0, O_PLOT },
@@ -146,17 +201,30 @@ static int parse_args(int argc, char **argv, struct bench_opts *o, const struct 
 		{ "batch", required_argument, 0, O_BATCH },
 		{ "random-fault", no_argument, 0, O_RANDOM },
 		{ "hugetlb", no_argument, 0, O_HUGETLB }, { "help", no_argument, 0, O_HELP },
+		{ "out", required_argument, 0, O_OUT }, { "tune", no_argument, 0, O_TUNE },
+		{ "version", no_argument, 0, O_VERSION }, { "force", no_argument, 0, O_FORCE },
+		{ "install", no_argument, 0, O_INSTALL },
 		{ 0, 0, 0, 0 }
 	};
 	unsigned long v;
 	int c, rc = 0;
 	opterr = 1;
 	while (!rc && (c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		if (c >= O_QUICK && c < O_QUICK + (int)NOPTIONS)
+			o->given |= 1u << (c - O_QUICK);
 		switch (c) {
 		case O_QUICK: o->quick = 1; break;
 		case O_CSV: o->csv_path = optarg; break;
 		case O_JSON: o->json_path = optarg; break;
-		case O_PLOT: o->plot_path = optarg; break;
+		case O_PLOT:
+			o->plot_path = optarg;
+			if (strlen(optarg) < 5 || strcmp(optarg + strlen(optarg) - 4, ".png"))
+				rc = bad("--plot", optarg, "want a file name ending in .png");
+			break;
+		case O_OUT: o->out_path = optarg; break;
+		case O_TUNE: o->tune = 1; break;
+		case O_FORCE: o->force = 1; break;
+		case O_INSTALL: o->install = 1; break;
 		case O_KERNEL: rc = parse_kernels(optarg, o); break;
 		case O_SIZES: rc = parse_sizes(optarg, o); break;
 		case O_REGION: rc = parse_extent("--region", optarg, &o->region); break;
@@ -175,6 +243,7 @@ static int parse_args(int argc, char **argv, struct bench_opts *o, const struct 
 				o->batch_pages = v;
 			break;
 		case O_HELP: usage(stdout); exit(0);
+		case O_VERSION: printf("clearbench (clearpages) %s\n", cp_version()); exit(0);
 		default: return 2;   /* getopt printed the one line */
 		}
 	}
@@ -188,16 +257,37 @@ static int parse_args(int argc, char **argv, struct bench_opts *o, const struct 
 		if (i == NSCENARIOS)
 			return bad("scenario", argv[optind], "unknown (see --help)");
 		*sc = &scenarios[i];
-		if (++optind < argc)
-			return bad("argument", argv[optind], "unexpected (one scenario at a time)");
+		optind++;
 	}
-	return 0;
+	/* compare takes two files; every other scenario none */
+	size_t want = !strcmp((*sc)->name, "compare") ? 2 : 0;
+	for (; optind < argc; optind++) {
+		if (o->nargs == want)
+			return bad("argument", argv[optind], want ? "unexpected (compare takes two "
+				   "JSON files)" : "unexpected (one scenario at a time)");
+		o->args[o->nargs++] = argv[optind];
+	}
+	if (o->nargs < want)
+		return bad((*sc)->name, o->nargs ? o->args[0] : "", "want two JSON files A and B");
+	unsigned extra = o->given & ~uses_of((*sc)->name);
+	for (size_t i = 0; i < NOPTIONS; i++)
+		if (extra & (1u << i))
+			return bad(option_names[i], (*sc)->name, "not an option of this scenario "
+				   "(see --help for the ones it takes)");
+	if (!strcmp((*sc)->name, "report") && !o->out_path)
+		return bad("report", "", "want --out DIR");
+	return bench_check_outputs(o);
 }
 
 int main(int argc, char **argv)
 {
 	static struct bench_opts opts;
 	const struct scenario *sc;
+	/* the second-libc memset helper: clearbench itself, run by sweep under
+	 * the other libc's loader (contenders.c); not a user command */
+	if (argc == 2 && !strcmp(argv[1], "--libc-helper"))
+		return bench_libc_helper_main();
+	opts.argv0 = argv[0];
 	int rc = parse_args(argc, argv, &opts, &sc);
 	if (rc)
 		return rc;
@@ -207,8 +297,10 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < n && i < BENCH_MAX_KERNELS; i++)
 			opts.kernels[opts.nkernels++] = list[i];
 	}
-	opts.emulated = detect_emulation();
+	opts.emulated = bench_emulated();
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	bench_header(&opts, sc->name);
+	/* report prints one header per scenario into its files, compare the two hosts' */
+	if (strcmp(sc->name, "report") && strcmp(sc->name, "compare"))
+		bench_header(&opts, sc->name);
 	return sc->run(&opts);
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * clearbench: the per-arch microbenchmark. One scenario per file; the table of
  * scenarios is bench/scenarios.def. Shared helpers: timing and statistics
@@ -16,7 +17,17 @@
 #define BENCH_MAX_KERNELS  32
 #define BENCH_MAX_MEMORY   ((size_t)2 << 30)   /* largest region a scenario may map */
 
+/* Options, as bits: each scenario says which it uses (clearbench.c); any other
+ * given option is an error. */
+enum {
+	BO_QUICK = 1u << 0, BO_CSV = 1u << 1, BO_JSON = 1u << 2, BO_PLOT = 1u << 3,
+	BO_KERNEL = 1u << 4, BO_THREADS = 1u << 5, BO_SIZES = 1u << 6, BO_ROUNDS = 1u << 7,
+	BO_REGION = 1u << 8, BO_BATCH = 1u << 9, BO_RANDOM = 1u << 10, BO_HUGETLB = 1u << 11,
+	BO_OUT = 1u << 12, BO_TUNE = 1u << 13, BO_FORCE = 1u << 14, BO_INSTALL = 1u << 15
+};
+
 struct bench_opts {
+	unsigned given;            /* BO_* given on the command line */
 	int quick;                 /* --quick: every scenario well under a minute */
 	const char *csv_path;      /* --csv FILE, or NULL */
 	const char *json_path;     /* --json FILE, or NULL */
@@ -33,6 +44,13 @@ struct bench_opts {
 	int random_fault;          /* --random-fault */
 	int hugetlb;               /* --hugetlb */
 	int emulated;              /* figures come from an emulator: meaningless */
+	const char *out_path;      /* --out: report's folder (tune's profile file) */
+	int tune;                  /* report --tune */
+	int force;                 /* tune --force: write what verify refused */
+	int install;               /* tune --install: the system profile */
+	size_t nargs;              /* compare's files */
+	const char *args[2];
+	const char *argv0;         /* this program, for the second-libc memset helper */
 };
 
 /* Scenarios: int bench_<name>(const struct bench_opts *); 0 or an exit status. */
@@ -49,17 +67,23 @@ double bench_max(const double *v, size_t n);
 void bench_mean_stddev(const double *v, size_t n, double *mean, double *stddev);
 uint64_t bench_random(uint64_t *state);             /* xorshift64*, state != 0 */
 void bench_shuffle(size_t *idx, size_t n, uint64_t *state);
-double bench_gbs(size_t bytes, double seconds);     /* decimal GB/s, as the seeds */
+double bench_gbs(size_t bytes, double seconds);     /* decimal GB/s, as the Linux threads */
 /* "4K", "2M", "1G", or bytes when not a whole unit. */
 const char *bench_size_str(size_t bytes, char *buf, size_t len);
 /* Progress line on stderr, shown once a run has lasted a few seconds. */
 void bench_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void bench_progress_mute(int mute);                 /* report: its own line per scenario */
 
 /* ---- contenders.c: what gets measured, on what memory ---- */
 struct bench_contender {
 	char name[24];
 	/* clear [buf, buf + bytes); bytes is a multiple of CP_PAGE_SIZE */
 	void (*clear)(const struct bench_contender *c, void *buf, size_t bytes);
+	/* Instead of clear: a contender that times itself elsewhere (memset under
+	 * another libc, in a helper process): seconds per pass after `warmup`
+	 * untimed passes, over `reps` timed passes of `bytes` walking `span`. */
+	double (*timed)(const struct bench_contender *c, size_t bytes, size_t span,
+			size_t warmup, size_t reps);
 	const struct cp_kernel *kernel;    /* kernel contenders; NULL otherwise */
 	size_t batch_bytes;                /* calls of at most this; 0 = one call */
 	int descending;                    /* batches from the top address down */
@@ -72,6 +96,13 @@ size_t bench_contenders(const struct bench_opts *opts, int with_baselines,
  * (0: one call), in ascending or descending address order. */
 void bench_contender_batched(struct bench_contender *c, const struct cp_kernel *k,
 			     size_t batch_bytes, int descending);
+/* The memset of a second libc (Debian 13's glibc, scripts/trixie-libc.sh) in a
+ * helper process, timed the same way; 0 when that libc is not there. The
+ * name says which libc ("memset_2.41"). bench_libc_helper_main is the helper. */
+int bench_memset_other_libc(const struct bench_opts *opts, struct bench_contender *c);
+void bench_memset_other_libc_stop(void);
+const char *bench_libc_version(void);           /* this process's glibc: "2.36" */
+int bench_libc_helper_main(void);
 /* memset(0), which the compiler may not elide. */
 void bench_memset_zero(void *buf, size_t bytes);
 /* Anonymous mapping of `bytes`, 2 MiB aligned, THP advised, faulted in so the
@@ -107,16 +138,18 @@ double bench_l1d_loads_of(int fd, const struct bench_contender *c, void *buf, si
 /* ---- table.c: text tables, CSV, JSON ---- */
 enum { BT_TEXT = 1, BT_DATA = 2 };   /* printed on stdout / written to CSV and JSON */
 struct bench_cell {
-	char text[40];             /* as printed */
+	char text[64];             /* as printed */
 	double value;              /* as written, when is_num */
 	int is_num;
 };
+#define BENCH_MAX_COLS 48
 struct bench_table {
-	char title[96];
+	char title[160];
+	char csv_suffix[32];       /* second and later data tables: NAME-<suffix>.csv */
 	unsigned flags;
 	size_t ncols, nrows, cap;
 	size_t filled;             /* cells filled in the last row */
-	char cols[24][32];
+	char cols[BENCH_MAX_COLS][32];
 	struct bench_cell *cells;  /* nrows * ncols */
 };
 struct bench_table *bench_table_new(const char *title, unsigned flags, size_t ncols,
@@ -129,27 +162,120 @@ void bench_cell_na(struct bench_table *t);          /* "n/a" text, JSON null, em
 const struct bench_cell *bench_cell_at(const struct bench_table *t, size_t row, size_t col);
 void bench_table_print(const struct bench_table *t);
 void bench_table_free(struct bench_table *t);
+struct bench_table *bench_table_clone(const struct bench_table *t);
+/* The CSV file of a second or later data table is --csv's NAME-<suffix>.csv. */
+void bench_table_csv_suffix(struct bench_table *t, const char *suffix);
+/* Column index by name, or ncols. */
+size_t bench_table_col(const struct bench_table *t, const char *name);
 /* Lines printed under the tables and stored in the JSON "notes". */
 void bench_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Write the BT_DATA tables to --csv / --json; 0 or 1 after a message. */
 int bench_write_outputs(const struct bench_opts *opts, const char *scenario,
 			struct bench_table *const *tables, size_t ntables);
+/* Before the run: can every output of opts be written? 0, or 2 after one line. */
+int bench_check_outputs(const struct bench_opts *opts);
+/* The CSV path of the i-th data table for --csv `path` (buf of len). */
+const char *bench_csv_path(const char *path, const struct bench_table *t, size_t i,
+			   char *buf, size_t len);
+/* report: keep a copy of every table and note bench_write_outputs sees. */
+struct bench_capture {
+	struct bench_table *tables[16];
+	size_t ntables;
+	char *notes[64];
+	size_t nnotes;
+};
+void bench_capture_start(struct bench_capture *cap);   /* also forgets earlier notes */
+void bench_capture_stop(void);
+void bench_capture_free(struct bench_capture *cap);
 
 /* ---- plot.c: gnuplot (pngcairo) ---- */
-/* GB/s against extent on a log axis into opts->plot_path, one line per
- * series: the rows of t with x in column xcol, the series name in scol and y
- * in ycol. 0 or 1. */
-int bench_plot(const struct bench_opts *opts, const char *title, const char *xlabel,
-	       const struct bench_table *t, size_t xcol, size_t scol, size_t ycol);
+#define BENCH_PLOT_MAX_SERIES 48
+struct bench_series {
+	char name[48];
+	int bold;                  /* a line the reader looks for: thick */
+	int dashed;                /* non-temporal kernels, published figures */
+	size_t n;
+	double x[BENCH_MAX_SIZES], y[BENCH_MAX_SIZES];
+	double lo[BENCH_MAX_SIZES], hi[BENCH_MAX_SIZES];  /* min-max bars when has_bars */
+	int has_bars;
+};
+struct bench_plot_spec {
+	const char *path, *title, *xlabel, *ylabel;
+	int x_bytes;               /* x is bytes: log2 axis, 4K..1G ticks, one at the last x */
+	int logx, logy;
+	double hline;              /* a reference line at this y (speed-up 1.0); 0 = none */
+	size_t nmarks;             /* vertical marks (where auto switches kernels) */
+	double mark_x[16];
+	char mark_label[16][48];
+	size_t nseries;
+	struct bench_series s[BENCH_PLOT_MAX_SERIES];
+};
+void bench_plot_spec_init(struct bench_plot_spec *p, const char *path, const char *title,
+			  const char *xlabel, const char *ylabel);
+/* Lines (linespoints, min-max bars where given); one x value: a bar chart. 0 or 1. */
+int bench_plot_lines(const struct bench_plot_spec *p);
+/* Clustered bars: ncat categories (x), nser series; v[ser * ncat + cat], NAN = none. */
+int bench_plot_bars(const char *path, const char *title, const char *ylabel,
+		    size_t ncat, const char *const *cats, size_t nser, const char *const *sers,
+		    const double *v, double hline);
+/* The title suffix naming the machine (a plot travels without its header). */
+const char *bench_plot_host(void);
+/* A second title line instead of this host's name (compare: the two hosts). */
+void bench_plot_subtitle(const char *s);
+/* Series from a table: rows with the series name in scol, x in xcol, y in ycol,
+ * min/max in locol/hicol (or (size_t)-1). Returns the series index or -1. */
+int bench_series_add(struct bench_plot_spec *p, const struct bench_table *t, size_t scol,
+		     const char *name, size_t xcol, size_t ycol, size_t locol, size_t hicol);
 
 /* For scenarios without a plot: with --plot, one line on stderr and 2; else 0. */
 int bench_no_plot(const struct bench_opts *opts, const char *scenario);
 
-/* ---- clearbench.c: the header ---- */
+/* ---- header.c: the header naming the host ---- */
 void bench_header(const struct bench_opts *opts, const char *scenario);
 /* The header as a JSON object (for table.c). */
-void bench_header_json(FILE *f);
+void bench_header_json(FILE *f, const struct bench_opts *opts);
+/* Text as HTML (&, <, > escaped). */
+void bench_html_text(FILE *f, const char *s);
+extern const char bench_emulated_warning[];
+/* The header as HTML rows (report.c). */
+void bench_header_html(FILE *f, const struct bench_opts *opts);
+/* Where auto (cp_kernel_for) changes kernel, from one page to 1 GiB: band i
+ * starts at from_pages[i] and uses kernel[i]. Returns the band count. */
+#define BENCH_MAX_BANDS 16
+size_t bench_auto_bands(size_t *from_pages, const struct cp_kernel **kernel, size_t max);
 /* A JSON string literal (table.c). */
 void bench_json_str(FILE *f, const char *s);
+/* Size with an optional k/M/G suffix (powers of 1024); 0 or -1. */
+int bench_parse_size(const char *s, size_t *out);
+/* Under qemu-user the figures are the emulator's. */
+int bench_emulated(void);
+
+/* ---- published.c: the Linux threads' figures each scenario reproduces ---- */
+struct bench_published {
+	const char *scenario;
+	const char *thread;        /* the thread's subject */
+	const char *author;
+	const char *host;          /* the machine it was measured on */
+	const char *what;          /* the experiment */
+	size_t nrows, ncols;
+	const char *cols[6];
+	const char *rows[8][6];    /* as published */
+};
+/* The published tables of a scenario, or 0. */
+size_t bench_published_for(const char *scenario, const struct bench_published **out);
+/* One line naming a table's source: "THREAD (AUTHOR; HOST)". */
+const char *bench_published_source(const struct bench_published *p, char *buf, size_t len);
+
+/* ---- report_html.c: the report's page ---- */
+struct bench_report_part {
+	const char *scenario;
+	int rc;                    /* the scenario's exit status */
+	double seconds;
+	int has_plot;
+	struct bench_capture cap;
+};
+/* DIR/index.html from the parts; 0 or 1. */
+int bench_report_write_html(const struct bench_opts *opts, const char *dir,
+			    const struct bench_report_part *parts, size_t nparts);
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the scenarios measure (kernels, the dispatcher, memset) and the memory
  * they measure it on. */
 #define _GNU_SOURCE
@@ -6,6 +7,12 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <gnu/libc-version.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include "clearbench.h"
 
 #define HUGE_2M ((size_t)2 << 20)
@@ -112,4 +119,168 @@ void bench_unmap(void *buf, size_t bytes)
 {
 	if (buf)
 		munmap(buf, bytes);
+}
+
+/*
+ * The memset of a second libc. The helper is this program re-executed by that
+ * libc's dynamic loader (--library-path), so its memset is the other libc's
+ * while the buffer, the warm-up, the passes and the clock are the same code
+ * as here. The helper times itself and answers seconds per pass over a pipe,
+ * so no pipe latency enters the figures; the parent blocks meanwhile.
+ */
+
+struct libc_request { size_t bytes, span, warmup, reps; };
+
+static pid_t helper_pid;
+static int to_helper = -1, from_helper = -1;
+static char helper_version[16];
+
+const char *bench_libc_version(void)
+{
+	return gnu_get_libc_version();
+}
+
+static int read_all(int fd, void *p, size_t n)
+{
+	for (size_t got = 0; got < n;) {
+		ssize_t r = read(fd, (char *)p + got, n - got);
+		if (r <= 0)
+			return -1;
+		got += (size_t)r;
+	}
+	return 0;
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	for (size_t put = 0; put < n;) {
+		ssize_t r = write(fd, (const char *)p + put, n - put);
+		if (r <= 0)
+			return -1;
+		put += (size_t)r;
+	}
+	return 0;
+}
+
+int bench_libc_helper_main(void)
+{
+	char version[16] = { 0 };
+	struct libc_request q;
+	void *buf = NULL;
+	size_t mapped = 0;
+	snprintf(version, sizeof(version), "%s", gnu_get_libc_version());
+	if (write_all(1, version, sizeof(version)))
+		return 1;
+	while (read_all(0, &q, sizeof(q)) == 0) {
+		if (q.span > mapped) {
+			bench_unmap(buf, mapped);
+			if (!(buf = bench_map(q.span)))
+				return 1;
+			mapped = q.span;
+		}
+		/* as bench_run_rounds: warm-up passes, then reps timed, slot by slot */
+		size_t slots = q.span > q.bytes ? q.span / q.bytes : 1, slot = 0;
+		for (size_t w = 0; w < q.warmup * q.reps; w++, slot = (slot + 1) % slots)
+			bench_memset_zero((char *)buf + slot * q.bytes, q.bytes);
+		double t0 = bench_now();
+		for (size_t i = 0; i < q.reps; i++, slot = (slot + 1) % slots)
+			bench_memset_zero((char *)buf + slot * q.bytes, q.bytes);
+		double per_pass = (bench_now() - t0) / (double)q.reps;
+		if (write_all(1, &per_pass, sizeof(per_pass)))
+			return 1;
+	}
+	return 0;
+}
+
+static double timed_other_libc(const struct bench_contender *c, size_t bytes, size_t span,
+			       size_t warmup, size_t reps)
+{
+	(void)c;
+	struct libc_request q = { bytes, span > bytes ? span : bytes, warmup, reps };
+	double per_pass;
+	if (write_all(to_helper, &q, sizeof(q)) || read_all(from_helper, &per_pass, sizeof(per_pass))) {
+		fprintf(stderr, "clearbench: the memset helper under glibc %s stopped\n",
+			helper_version);
+		exit(1);
+	}
+	return per_pass;
+}
+
+/* The folder holding the other libc: CLEARBENCH_LIBC2, else .deps/trixie-libc
+ * of the source tree this binary was built in (build/<arch>/clearbench). */
+static void libc2_dir(const struct bench_opts *opts, char *dir, size_t len)
+{
+	const char *env = getenv("CLEARBENCH_LIBC2");
+	char exe[PATH_MAX];
+	(void)opts;
+	if (env && *env) {
+		snprintf(dir, len, "%s", env);
+		return;
+	}
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	char *slash = strrchr(exe, '/');
+	if (slash)
+		*slash = '\0';
+	snprintf(dir, len, "%.3000s/../../.deps/trixie-libc", exe);
+}
+
+int bench_memset_other_libc(const struct bench_opts *opts, struct bench_contender *c)
+{
+#if defined(__x86_64__)
+	static const char loader_name[] = "ld-linux-x86-64.so.2", triplet[] = "x86_64-linux-gnu";
+#else
+	static const char loader_name[] = "ld-linux-aarch64.so.1", triplet[] = "aarch64-linux-gnu";
+#endif
+	char dir[PATH_MAX], lib[PATH_MAX + 64], loader[PATH_MAX + 96], exe[PATH_MAX];
+	libc2_dir(opts, dir, sizeof(dir));
+	snprintf(lib, sizeof(lib), "%s/usr/lib/%s", dir, triplet);
+	snprintf(loader, sizeof(loader), "%s/%s", lib, loader_name);
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0 || access(loader, X_OK) || opts->emulated)
+		return 0;
+	exe[n] = '\0';
+	if (to_helper < 0) {
+		int down[2], up[2];
+		if (pipe(down) || pipe(up))
+			return 0;
+		fflush(NULL);
+		helper_pid = fork();
+		if (helper_pid == 0) {
+			dup2(down[0], 0);
+			dup2(up[1], 1);
+			close(down[0]); close(down[1]); close(up[0]); close(up[1]);
+			execl(loader, loader, "--library-path", lib, exe, "--libc-helper", (char *)NULL);
+			_exit(127);
+		}
+		close(down[0]);
+		close(up[1]);
+		to_helper = down[1];
+		from_helper = up[0];
+		if (helper_pid < 0 || read_all(from_helper, helper_version, sizeof(helper_version))) {
+			fprintf(stderr, "clearbench: %s did not start the memset helper; the second "
+				"memset baseline is left out\n", loader);
+			bench_memset_other_libc_stop();
+			return 0;
+		}
+		helper_version[sizeof(helper_version) - 1] = '\0';
+	}
+	if (!strcmp(helper_version, bench_libc_version()))
+		return 0;   /* the same libc twice is no second baseline */
+	memset(c, 0, sizeof(*c));
+	snprintf(c->name, sizeof(c->name), "memset_%s", helper_version);
+	c->timed = timed_other_libc;
+	return 1;
+}
+
+void bench_memset_other_libc_stop(void)
+{
+	if (to_helper >= 0)
+		close(to_helper);
+	if (from_helper >= 0)
+		close(from_helper);
+	to_helper = from_helper = -1;
+	if (helper_pid > 0)
+		waitpid(helper_pid, NULL, 0);
+	helper_pid = 0;
 }

@@ -1,14 +1,16 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * fault (seed 000 workload, seed 004/v11 8/8 orders): vm-scalability's
+ * fault (the workload and the orders of the Linux folio_zero_user thread,
+ * "cache neighbouring pages"): vm-scalability's
  * anon-w-seq on 2 MiB huge pages, emulated in user space. Each worker walks
  * its share of a region huge page by huge page: clear the page with
  * cp_clear_huge_opts() in one of the orders (what the kernel's fault handler
- * does: the seed's 'stime'), then write it sequentially (the workload: its
+ * does: the thread's 'stime'), then write it sequentially (the workload: its
  * 'utime'). The memory is faulted in beforehand, so the kernel's own zeroing
  * stays out of the figures; both columns are user-space clocks standing in
  * for the kernel's stime and utime.
  *
- * Issue 4 rows: neighbourhood-last with kernel NULL under a low non-temporal
+ * Mixed rows: neighbourhood-last with kernel NULL under a low non-temporal
  * threshold (hot range temporal, far ranges non-temporal: "mixed") against
  * the same order with the best temporal kernel everywhere, on 2 MiB pages and
  * on a whole region cleared as one extent.
@@ -22,7 +24,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "clearbench.h"
-#include "testhooks.h"
+#include "introspect.h"
 
 #define HUGE_2M ((size_t)2 << 20)
 #define MIB ((size_t)1 << 20)
@@ -211,17 +213,35 @@ static struct variant order_variant(const char *label, enum cp_order order, size
 	return v;
 }
 
+/* stime, utime and total per order and phase, as bars. */
+static int fault_plot(const char *path, const struct bench_table *t)
+{
+	const char *cats[32];
+	char names[32][160];
+	double v[3 * 32];
+	static const char *const sers[] = { "stime (clear)", "utime (write)", "total" };
+	size_t ncat = t->nrows < 32 ? t->nrows : 32;
+	for (size_t r = 0; r < ncat; r++) {
+		snprintf(names[r], sizeof(names[r]), "%s: %s", bench_cell_at(t, r, 0)->text,
+			 bench_cell_at(t, r, 1)->text);
+		cats[r] = names[r];
+		v[0 * ncat + r] = bench_cell_at(t, r, 7)->value;
+		v[1 * ncat + r] = bench_cell_at(t, r, 9)->value;
+		v[2 * ncat + r] = bench_cell_at(t, r, 11)->value;
+	}
+	return bench_plot_bars(path, "clearbench fault: anon-w-seq emulated, ms per worker pass "
+			       "(mean)", "ms per worker pass", ncat, cats, 3, sers, v, 0);
+}
+
 int bench_fault(const struct bench_opts *opts)
 {
-	if (bench_no_plot(opts, "fault"))
-		return 2;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	unsigned workers = opts->threads ? opts->threads : ncpu > 0 ? (unsigned)ncpu : 1;
 	size_t region = opts->region ? opts->region : opts->quick ? 128 * MIB : 1024 * MIB;
 	size_t rounds = opts->rounds ? opts->rounds : opts->quick ? 2 : 5;
 	size_t batch = opts->batch_pages ? opts->batch_pages : 64;
 	region = region < HUGE_2M ? HUGE_2M : region - region % HUGE_2M;
-	const struct cp_kernel *temporal = cp__pick_hot(HUGE_2M / CP_PAGE_SIZE);
+	const struct cp_kernel *temporal = bench_hot_kernel(HUGE_2M / CP_PAGE_SIZE);
 
 	struct phase ph[3] = {
 		{ "orders", HUGE_2M, region, workers, 6, rounds, {
@@ -232,7 +252,7 @@ int bench_fault(const struct bench_opts *opts)
 			order_variant("converge", CP_ORDER_CONVERGE, 0, NULL),
 			order_variant("hot-range-last", CP_ORDER_HOT_RANGE_LAST, 0, NULL) },
 		  NULL, NULL, NULL },
-		/* issue 4: the mixed rows run under MIXED_NT_FROM_PAGES */
+		/* the mixed rows run under MIXED_NT_FROM_PAGES */
 		{ "mixed-2M", HUGE_2M, region, workers, 2, rounds, {
 			order_variant("nl mixed (hot T, far NT)", CP_ORDER_NEIGHBOURHOOD_LAST, 0, NULL),
 			order_variant("nl all-temporal", CP_ORDER_NEIGHBOURHOOD_LAST, 0, temporal) },
@@ -251,22 +271,14 @@ int bench_fault(const struct bench_opts *opts)
 						12, cols);
 	uint64_t rng = 0x5851f42d4c957f2dull;
 	int rc = 0;
-	const struct cp__policy saved = cp__state()->policy;
-	const char *saved_source = cp_policy_source();
 	for (size_t i = 0; i < 3 && !rc; i++) {
-		if (i == 1) {   /* mixed: far ranges of a 2 MiB page go non-temporal */
-			struct cp__policy low = saved;
-			const struct cp__band rows[] = {
-				{ 0, cp__bands_pick(&saved.hot, MIXED_NT_FROM_PAGES - 1) },
-				{ MIXED_NT_FROM_PAGES, cp__bands_pick(&saved.cold, MIXED_NT_FROM_PAGES) } };
-			cp__bands_set(&low.any, rows, 2);
-			cp__policy_publish(&low, "clearbench fault: mixed");
-		}
+		if (i == 1)   /* mixed: far ranges of a 2 MiB page go non-temporal */
+			bench_policy_nt_from(MIXED_NT_FROM_PAGES);
 		rc = run_phase(&ph[i], opts, &rng);
 		if (!rc)
 			report_phase(&ph[i], opts, t);
 	}
-	cp__policy_publish(&saved, saved_source);
+	bench_policy_restore();
 	if (!rc) {
 		bench_table_print(t);
 		printf("\n");
@@ -278,11 +290,14 @@ int bench_fault(const struct bench_opts *opts)
 		bench_note("mixed rows: non-temporal from %d KiB, so the hot range is temporal and "
 			   "the far ranges non-temporal; all-temporal = %s everywhere.",
 			   MIXED_NT_FROM_PAGES * 4, temporal->name);
-		bench_note("seed v11 8/8 (Genoa, 384 processes, hugetlb): stime/utime discontiguous "
+		bench_note("the Linux folio_zero_user thread, cache neighbouring pages (Ankur Arora; "
+			   "AMD Genoa, 384 processes, hugetlb): stime/utime discontiguous "
 			   "1739.93/1016.61, contiguous 1853.70/1187.13, batched 1756.75/1133.32, "
 			   "neighbourhood-last 1725.18/1123.78.");
 		struct bench_table *tables[] = { t };
 		rc = bench_write_outputs(opts, "fault", tables, 1);
+		if (!rc && opts->plot_path)
+			rc = fault_plot(opts->plot_path, t);
 	}
 	for (size_t i = 0; i < 3; i++)
 		free_phase(&ph[i]);

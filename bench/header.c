@@ -1,25 +1,86 @@
-/* The header every scenario prints first: CPU, features, caches, kernels and
- * the extent policy (the kernel auto picks per extent); also as JSON. */
+/* SPDX-License-Identifier: MIT */
+/* The header every scenario prints first: CPU, features, caches, kernels, the
+ * extent policy (the kernel auto picks per extent) and where it came from;
+ * also as JSON (every output file) and as HTML rows (the report). */
 #define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 #include "clearbench.h"
-#include "testhooks.h"
+#include "introspect.h"
 
-static void feature_list(unsigned mask, char *buf, size_t len)
+#define GIB_PAGES (((size_t)1 << 30) / CP_PAGE_SIZE)
+
+int bench_parse_size(const char *s, size_t *out)
 {
-	buf[0] = '\0';
-	for (size_t i = 0; i < cp__feature_tokens_len; i++)
-		if ((mask & cp__feature_tokens[i].feature) &&
-		    !strcmp(cp__feature_tokens[i].arch, CP_ARCH_NAME)) {
-			size_t l = strlen(buf);
-			snprintf(buf + l, len - l, "%s%s", l ? " " : "", cp__feature_tokens[i].token);
+	char *end;
+	if (!s || !isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	unsigned shift = 0;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	}
+	if (errno || *end || v > (~0ull >> shift))
+		return -1;
+	*out = (size_t)(v << shift);
+	return 0;
+}
+
+int bench_emulated(void)
+{
+#if defined(__aarch64__)
+#ifdef BENCH_CROSS_BUILT
+	return 1;
+#else
+	/* qemu-user shows the host's /proc/cpuinfo: x86 fields on an arm64 binary */
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[256];
+	int x86 = 0;
+	while (f && !x86 && fgets(line, sizeof(line), f))
+		x86 = !strncmp(line, "vendor_id", 9);
+	if (f)
+		fclose(f);
+	return x86;
+#endif
+#else
+	return 0;
+#endif
+}
+
+size_t bench_auto_bands(size_t *from_pages, const struct cp_kernel **kernel, size_t max)
+{
+	/* cp_kernel_for() at every power of two, then the exact switch point by
+	 * bisection between the two powers where the kernel changed */
+	size_t n = 0;
+	const struct cp_kernel *prev = NULL;
+	size_t prev_pages = 0;
+	for (size_t pages = 1; pages <= GIB_PAGES && n < max; pages *= 2) {
+		const struct cp_kernel *k = cp_kernel_for(pages);
+		if (k != prev) {
+			size_t lo = prev_pages, hi = pages;   /* kernel(lo) = prev, kernel(hi) = k */
+			while (prev && hi - lo > 1) {
+				size_t mid = lo + (hi - lo) / 2;
+				if (cp_kernel_for(mid) == prev)
+					lo = mid;
+				else
+					hi = mid;
+			}
+			from_pages[n] = prev ? hi : 1;
+			kernel[n++] = k;
+			prev = k;
 		}
-	if (!buf[0])
-		snprintf(buf, len, "(none)");
+		prev_pages = pages;
+	}
+	return n;
 }
 
 static unsigned cpus_here(void)
@@ -56,67 +117,178 @@ static void thp_mode(char *buf, size_t len)
 		fclose(f);
 }
 
-void bench_header(const struct bench_opts *opts, const char *scenario)
+/* The header's fields, once, for text, JSON and HTML alike. */
+struct header {
+	struct bench_host h;
+	char arch[16], kernel_list[512], features[400], caches[128], autoline[512], thp[64];
+	char os[128];
+};
+
+static void header_fill(struct header *hd, const struct bench_opts *opts)
 {
-	const struct cp__state *s = cp__state();
-	const struct cp__policy *p = &s->policy;
-	char feat[128], det[128], a[16], b[16], c[16], thp[64];
 	struct utsname u;
+	char a[16], b[16], c[16];
+	memset(hd, 0, sizeof(*hd));
+	bench_host_get(&hd->h);
 	uname(&u);
-	printf("clearbench %s: clearpages %s, %s, Linux %s\n", scenario, cp_version(),
-	       s->kernels.n ? s->kernels.k[0]->arch : "?", u.release);
-	printf("cpu:      %s (%s), %u CPUs usable\n", s->cpu.model, s->cpu.vendor, cpus_here());
-	feature_list(s->features, feat, sizeof(feat));
-	feature_list(s->cpu.features, det, sizeof(det));
-	printf("features: %s%s%s%s\n", feat, s->features != s->cpu.features ? " (detected: " : "",
-	       s->features != s->cpu.features ? det : "",
-	       s->features != s->cpu.features ? ")" : "");
-	printf("caches:   L1d %s, L2 %s, LLC %s (as one core sees it)\n",
-	       l1d_bytes() ? bench_size_str(l1d_bytes(), a, sizeof(a)) : "?",
-	       bench_size_str(s->cpu.l2_bytes, b, sizeof(b)),
-	       bench_size_str(s->cpu.llc_bytes, c, sizeof(c)));
-	printf("kernels: ");
-	for (size_t i = 0; i < s->kernels.n; i++)
-		printf(" %s%s", s->kernels.k[i]->name,
-		       s->kernels.k[i]->flags & CP_NONTEMPORAL ? "(nt)" : "");
-	printf("%s\n", opts->kernels_given ? "  [--kernel limits what is measured]" : "");
-	printf("auto:    ");
-	for (unsigned i = 0; i < cp__bands_count(&p->any); i++)
-		printf(" %s from %s%s", p->any.band[i].kernel->name,
-		       bench_size_str((p->any.band[i].from_pages ? p->any.band[i].from_pages : 1) *
-				      CP_PAGE_SIZE, a, sizeof(a)),
-		       i + 1 < cp__bands_count(&p->any) ? "," : "");
-	printf("%s\n", s->forced ? " (CLEARPAGES_KERNEL forces one kernel)" : "");
-	printf("policy:   %s\n", cp_policy_source());
-	thp_mode(thp, sizeof(thp));
-	printf("memory:   THP %s; GB/s = 10^9 bytes/s\n", thp);
-	if (opts->emulated)
-		printf("WARNING:  running under an emulator (qemu-user): these figures measure the "
-		       "emulator and mean nothing about the CPU\n");
+	snprintf(hd->os, sizeof(hd->os), "Linux %s", u.release);
+	const struct cp_kernel *const *list;
+	size_t n = cp_kernels(&list);
+	snprintf(hd->arch, sizeof(hd->arch), "%s", n ? list[0]->arch : "?");
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(hd->kernel_list);
+		snprintf(hd->kernel_list + l, sizeof(hd->kernel_list) - l, "%s%s%s", i ? " " : "",
+			 list[i]->name, list[i]->flags & CP_NONTEMPORAL ? "(nt)" : "");
+	}
+	if (opts && opts->kernels_given) {
+		size_t l = strlen(hd->kernel_list);
+		snprintf(hd->kernel_list + l, sizeof(hd->kernel_list) - l,
+			 "  [--kernel limits what is measured]");
+	}
+	int differ = strcmp(hd->h.features, hd->h.detected) != 0;
+	snprintf(hd->features, sizeof(hd->features), "%s%s%s%s", hd->h.features,
+		 differ ? " (detected: " : "", differ ? hd->h.detected : "", differ ? ")" : "");
+	snprintf(hd->caches, sizeof(hd->caches), "L1d %s, L2 %s, LLC %s (as one core sees it)",
+		 l1d_bytes() ? bench_size_str(l1d_bytes(), a, sizeof(a)) : "?",
+		 bench_size_str(hd->h.l2_bytes, b, sizeof(b)),
+		 bench_size_str(hd->h.llc_bytes, c, sizeof(c)));
+	size_t from[BENCH_MAX_BANDS];
+	const struct cp_kernel *k[BENCH_MAX_BANDS];
+	size_t nb = bench_auto_bands(from, k, BENCH_MAX_BANDS);
+	for (size_t i = 0; i < nb; i++) {
+		size_t l = strlen(hd->autoline);
+		if (i + 1 < nb)
+			snprintf(hd->autoline + l, sizeof(hd->autoline) - l, "%s%s %s to %s",
+				 i ? ", " : "", k[i]->name,
+				 bench_size_str(from[i] * CP_PAGE_SIZE, a, sizeof(a)),
+				 bench_size_str(from[i + 1] * CP_PAGE_SIZE, b, sizeof(b)));
+		else
+			snprintf(hd->autoline + l, sizeof(hd->autoline) - l, "%s%s from %s on",
+				 i ? ", " : "", k[i]->name,
+				 bench_size_str(from[i] * CP_PAGE_SIZE, a, sizeof(a)));
+	}
+	if (hd->h.forced) {
+		size_t l = strlen(hd->autoline);
+		snprintf(hd->autoline + l, sizeof(hd->autoline) - l,
+			 " (CLEARPAGES_KERNEL forces one kernel)");
+	}
+	thp_mode(hd->thp, sizeof(hd->thp));
 }
 
-void bench_header_json(FILE *f)
+const char bench_emulated_warning[] =
+	"running under an emulator (qemu-user): these figures measure the emulator "
+	"and mean nothing about the CPU";
+
+void bench_header(const struct bench_opts *opts, const char *scenario)
 {
-	const struct cp__state *s = cp__state();
-	char feat[128];
-	fprintf(f, "{\"model\": ");
-	bench_json_str(f, s->cpu.model);
+	struct header hd;
+	header_fill(&hd, opts);
+	if (opts->emulated)   /* the first line, where nobody misses it */
+		printf("WARNING:  %s\n", bench_emulated_warning);
+	printf("clearbench %s: clearpages %s, %s, %s\n", scenario, cp_version(), hd.arch, hd.os);
+	printf("cpu:      %s (%s), %u CPUs usable; host id %s\n", hd.h.model, hd.h.vendor,
+	       cpus_here(), hd.h.host_id);
+	printf("features: %s\n", hd.features);
+	printf("caches:   %s\n", hd.caches);
+	printf("kernels:  %s\n", hd.kernel_list);
+	printf("auto:     %s\n", hd.autoline);
+	printf("policy:   %s\n", cp_policy_source());
+	printf("memory:   THP %s; GB/s = 10^9 bytes/s; memset from glibc %s\n", hd.thp,
+	       bench_libc_version());
+}
+
+void bench_header_json(FILE *f, const struct bench_opts *opts)
+{
+	struct header hd;
+	header_fill(&hd, opts);
+	fprintf(f, "{\"host_id\": ");
+	bench_json_str(f, hd.h.host_id);
+	fprintf(f, ", \"model\": ");
+	bench_json_str(f, hd.h.model);
 	fprintf(f, ", \"vendor\": ");
-	bench_json_str(f, s->cpu.vendor);
-	feature_list(s->features, feat, sizeof(feat));
+	bench_json_str(f, hd.h.vendor);
+	fprintf(f, ", \"uarch\": ");
+	bench_json_str(f, hd.h.uarch);
+	fprintf(f, ", \"family\": %u, \"model_id\": %u, \"arch\": ", hd.h.family, hd.h.model_id);
+	bench_json_str(f, hd.arch);
 	fprintf(f, ", \"features\": ");
-	bench_json_str(f, feat);
+	bench_json_str(f, hd.h.features);
+	fprintf(f, ", \"detected\": ");
+	bench_json_str(f, hd.h.detected);
 	fprintf(f, ", \"cpus\": %u, \"l1d_bytes\": %zu, \"l2_bytes\": %zu, \"llc_bytes\": %zu",
-		cpus_here(), l1d_bytes(), s->cpu.l2_bytes, s->cpu.llc_bytes);
-	fprintf(f, ", \"nt_from_bytes\": %zu, \"kernels\": [",
-		cp__policy_nt_from(&s->policy) * CP_PAGE_SIZE);
-	for (size_t i = 0; i < s->kernels.n; i++) {
-		fputs(i ? ", " : "", f);
-		bench_json_str(f, s->kernels.k[i]->name);
+		cpus_here(), l1d_bytes(), hd.h.l2_bytes, hd.h.llc_bytes);
+	fprintf(f, ", \"auto\": ");
+	bench_json_str(f, hd.autoline);
+	/* the bands as data, and where auto first goes non-temporal (0: never) */
+	size_t from[BENCH_MAX_BANDS], nt_from = 0;
+	const struct cp_kernel *bk[BENCH_MAX_BANDS];
+	size_t nb = bench_auto_bands(from, bk, BENCH_MAX_BANDS);
+	fprintf(f, ", \"auto_bands\": [");
+	for (size_t i = 0; i < nb; i++) {
+		fprintf(f, "%s{\"from_bytes\": %zu, \"kernel\": ", i ? ", " : "",
+			from[i] * CP_PAGE_SIZE);
+		bench_json_str(f, bk[i]->name);
+		fputc('}', f);
+		if (!nt_from && (bk[i]->flags & CP_NONTEMPORAL))
+			nt_from = from[i] * CP_PAGE_SIZE;
 	}
-	fprintf(f, "], \"policy_source\": ");
+	fprintf(f, "], \"nt_from_bytes\": %zu", nt_from);
+	fprintf(f, ", \"policy_source\": ");
 	bench_json_str(f, cp_policy_source());
-	fprintf(f, ", \"version\": ");
+	const struct cp_kernel *const *list;
+	size_t n = cp_kernels(&list);
+	fprintf(f, ", \"kernels\": [");
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? ", " : "", f);
+		bench_json_str(f, list[i]->name);
+	}
+	fprintf(f, "], \"version\": ");
 	bench_json_str(f, cp_version());
-	fprintf(f, "}");
+	fprintf(f, ", \"libc\": ");
+	bench_json_str(f, bench_libc_version());
+	fprintf(f, ", \"os\": ");
+	bench_json_str(f, hd.os);
+	fprintf(f, ", \"thp\": ");
+	bench_json_str(f, hd.thp);
+	fprintf(f, ", \"emulated\": %s}", opts && opts->emulated ? "true" : "false");
+}
+
+void bench_html_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}
+
+static void html_row(FILE *f, const char *key, const char *value)
+{
+	fprintf(f, "<tr><th>%s</th><td>", key);
+	bench_html_text(f, value);
+	fprintf(f, "</td></tr>\n");
+}
+
+void bench_header_html(FILE *f, const struct bench_opts *opts)
+{
+	struct header hd;
+	char line[600];
+	header_fill(&hd, opts);
+	fprintf(f, "<table class=\"host\"><tbody>\n");
+	snprintf(line, sizeof(line), "%s (%s), %u CPUs usable", hd.h.model, hd.h.vendor,
+		 cpus_here());
+	html_row(f, "cpu", line);
+	html_row(f, "host id", hd.h.host_id);
+	html_row(f, "features", hd.features);
+	html_row(f, "caches", hd.caches);
+	html_row(f, "kernels", hd.kernel_list);
+	html_row(f, "auto", hd.autoline);
+	html_row(f, "policy", cp_policy_source());
+	snprintf(line, sizeof(line), "clearpages %s, %s, %s, glibc %s, THP %s", cp_version(),
+		 hd.arch, hd.os, bench_libc_version(), hd.thp);
+	html_row(f, "software", line);
+	fprintf(f, "</tbody></table>\n");
 }

@@ -1,20 +1,56 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * latency (seed 004): samples of the time to clear one 2 MiB huge page,
- * page-at-a-time (512 kernel calls) against one shot (one call) for each
- * kernel, and auto (cp_clear_pages) both ways: mean, stddev, p50, p99. Each
+ * latency (the Linux hugepage zeroing threads' clear_huge_page profile):
+ * samples of the time to clear one 2 MiB huge page, page-at-a-time (512
+ * kernel calls) against one shot (one call) for each kernel, and auto
+ * (cp_clear_pages) both ways: mean, stddev, p50, p99 and the distribution. Each
  * sample clears the next 2 MiB of a larger region, so the target is not the
  * page the previous sample left in cache.
  */
 #include <stdlib.h>
+#include <string.h>
 #include "clearbench.h"
 
 #define HUGE_2M ((size_t)2 << 20)
 #define MIB ((size_t)1 << 20)
 
+/* The distribution as percentile against latency, one line per contender and
+ * mode: one shot solid, page-at-a-time dashed, auto bold. */
+static int latency_plot(const char *path, const struct bench_table *cdf,
+			const struct bench_contender *c, const char *const *mode, size_t n)
+{
+	static struct bench_plot_spec p;
+	static struct bench_table *one;
+	bench_plot_spec_init(&p, path,
+		     "clearbench latency: clearing one 2 MiB page, distribution of the samples",
+			     "microseconds (log scale)", "percentile of samples");
+	p.logx = 1;
+	for (size_t i = 0; i < n && p.nseries < BENCH_PLOT_MAX_SERIES; i++) {
+		/* the rows of this contender and mode, as x = us, y = percentile */
+		static const char *const cols[] = { "us", "percentile" };
+		one = bench_table_new("one", BT_DATA, 2, cols);
+		const char *name = c[i].kernel ? c[i].name : "auto";
+		for (size_t r = 0; r < cdf->nrows; r++)
+			if (!strcmp(bench_cell_at(cdf, r, 0)->text, name) &&
+			    !strcmp(bench_cell_at(cdf, r, 1)->text, mode[i])) {
+				bench_table_row(one);
+				bench_cell_num(one, bench_cell_at(cdf, r, 3)->value, "%g");
+				bench_cell_num(one, bench_cell_at(cdf, r, 2)->value, "%g");
+			}
+		char label[64];
+		snprintf(label, sizeof(label), "%s, %s", name, mode[i]);
+		int s = bench_series_add(&p, one, (size_t)-1, label, 0, 1, (size_t)-1, (size_t)-1);
+		if (s >= 0) {
+			p.s[s].dashed = !strcmp(mode[i], "page-at-a-time");
+			p.s[s].bold = !c[i].kernel;
+		}
+		bench_table_free(one);
+	}
+	return bench_plot_lines(&p);
+}
+
 int bench_latency(const struct bench_opts *opts)
 {
-	if (bench_no_plot(opts, "latency"))
-		return 2;
 	size_t region = opts->region ? opts->region : 256 * MIB;
 	if (region < HUGE_2M)
 		region = HUGE_2M;
@@ -69,17 +105,36 @@ int bench_latency(const struct bench_opts *opts)
 		bench_cell_num(t, bench_percentile(s, cfg.rounds, 99), "%.1f");
 		bench_cell_num(t, bench_min(s, cfg.rounds), "%.1f");
 	}
+	/* the distribution: latency at every 5th percentile (and 1st, 99th) */
+	static const char *const cdf_cols[] = { "contender", "mode", "percentile", "us" };
+	struct bench_table *cdf = bench_table_new("latency: distribution (us at each percentile)",
+						  BT_DATA, 4, cdf_cols);
+	bench_table_csv_suffix(cdf, "distribution");
+	static const double pct[] = { 0, 1, 5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 55, 60, 65,
+				      70, 75, 80, 85, 90, 95, 99, 100 };
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < sizeof(pct) / sizeof(pct[0]); j++) {
+			bench_table_row(cdf);
+			bench_cell_str(cdf, c[i].kernel ? c[i].name : "auto");
+			bench_cell_str(cdf, mode[i]);
+			bench_cell_num(cdf, pct[j], "%.0f");
+			bench_cell_num(cdf, bench_percentile(&samples[i * cfg.rounds], cfg.rounds,
+							     pct[j]), "%.1f");
+		}
 	bench_table_print(t);
 	printf("\n");
 	char r[16];
 	bench_note("each sample clears the next 2 MiB of a %s region (THP), contenders "
 		   "shuffled per round, one untimed clear before each sample.",
 		   bench_size_str(region, r, sizeof(r)));
-	bench_note("seed 004 (SM8150, ftrace of clear_huge_page): page-at-a-time 242 +- 45 us "
-		   "(CPU0), one-shot memset 112 +- 0.3 us.");
-	struct bench_table *tables[] = { t };
-	int rc = bench_write_outputs(opts, "latency", tables, 1);
+	bench_note("the Linux hugepage zeroing thread (Prathu Baronia; Qualcomm SM8150, ftrace of "
+		   "clear_huge_page): page at a time 242 +- 45 us (CPU0), one memset 112 +- 0.3 us.");
+	struct bench_table *tables[] = { t, cdf };
+	int rc = bench_write_outputs(opts, "latency", tables, 2);
+	if (!rc && opts->plot_path)
+		rc = latency_plot(opts->plot_path, cdf, c, mode, n);
 	bench_table_free(t);
+	bench_table_free(cdf);
 	free(samples);
 	free(c);
 	return rc;

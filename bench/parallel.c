@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * parallel: cp_clear_pages_parallel with 1..N threads (N = --threads, else the
  * CPUs this process may run on) at 64 MiB, 256 MiB and 1 GiB (--sizes): GB/s
@@ -11,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "clearbench.h"
-#include "testhooks.h"
+#include "introspect.h"
 
 #define MAX_CONTENDERS 64
 
@@ -24,7 +25,7 @@ static void clear_parallel(const struct bench_contender *c, void *buf, size_t by
 {
 	size_t i = (size_t)(c - cont);
 	if (min_share_of[i])
-		cp__clear_pages_parallel_min(buf, bytes / CP_PAGE_SIZE, shares_of[i], min_share_of[i]);
+		bench_clear_parallel_min(buf, bytes / CP_PAGE_SIZE, shares_of[i], min_share_of[i]);
 	else
 		cp_clear_pages_parallel(buf, bytes / CP_PAGE_SIZE, shares_of[i]);
 }
@@ -104,9 +105,11 @@ static struct bench_table *threshold(const struct bench_opts *opts, unsigned nth
 	snprintf(title, sizeof(title), "parallel threshold: GB/s median, 1 thread vs %u shares",
 		 nthreads);
 	struct bench_table *t = bench_table_new(title, BT_TEXT | BT_DATA, 5, cols);
+	bench_table_csv_suffix(t, "threshold");
 	add_contender(0, 1, 0, "1 thread");
 	add_contender(1, nthreads, 1, "split");
-	for (size_t bytes = (size_t)128 << 10; bytes <= threshold_top(opts); bytes *= opts->quick ? 4 : 2) {
+	size_t step = opts->quick ? 4 : 2;
+	for (size_t bytes = (size_t)128 << 10; bytes <= threshold_top(opts); bytes *= step) {
 		char ext[16];
 		double gbs[2];
 		bench_size_str(bytes, ext, sizeof(ext));
@@ -117,18 +120,35 @@ static struct bench_table *threshold(const struct bench_opts *opts, unsigned nth
 		bench_cell_num(t, gbs[0], "%.2f");
 		bench_cell_num(t, gbs[1], "%.2f");
 		bench_cell_num(t, gbs[1] / gbs[0], "%.2f");
-		size_t share = cp__state()->policy.parallel_min_share_pages;
+		size_t share = bench_parallel_min_share_pages();
 		bench_cell_str(t, share && bytes / CP_PAGE_SIZE / share >= 2
 				  ? "threads" : "caller only");
 	}
 	return t;
 }
 
+/* Speed-up against threads, one line per extent, with the 1.0 line (one thread). */
+static int parallel_plot(const char *path, const struct bench_table *t, const size_t *sizes,
+			 size_t nsizes)
+{
+	static struct bench_plot_spec p;
+	bench_plot_spec_init(&p, path,
+		     "clearbench parallel: cp_clear_pages_parallel speed-up against one thread",
+			     "threads", "speed-up (GB/s over one thread's, same rounds)");
+	p.hline = 1.0;
+	for (size_t i = 0; i < nsizes; i++) {
+		char ext[16];
+		bench_size_str(sizes[i], ext, sizeof(ext));
+		int s = bench_series_add(&p, t, 0, ext, 1, 3, (size_t)-1, (size_t)-1);
+		if (s >= 0)
+			p.s[s].bold = 1;
+	}
+	return bench_plot_lines(&p);
+}
+
 int bench_parallel(const struct bench_opts *opts)
 {
-	int rc = bench_no_plot(opts, "parallel");
-	if (rc)
-		return rc;
+	int rc;
 	size_t sizes[BENCH_MAX_SIZES], nsizes = opts->nsizes;
 	if (nsizes) {
 		memcpy(sizes, opts->sizes, nsizes * sizeof(*sizes));
@@ -158,8 +178,10 @@ int bench_parallel(const struct bench_opts *opts)
 		   nthreads);
 	bench_note("threshold: 'split' lowers the smallest share to one page; the library "
 		   "splits only into shares of %zu pages or more (0: never; policy %s).",
-		   cp__state()->policy.parallel_min_share_pages, cp_policy_source());
+		   bench_parallel_min_share_pages(), cp_policy_source());
 	rc = bench_write_outputs(opts, "parallel", tables, 2);
+	if (!rc && opts->plot_path)
+		rc = parallel_plot(opts->plot_path, tables[0], sizes, nsizes);
 	bench_table_free(tables[0]);
 	bench_table_free(tables[1]);
 	return rc;

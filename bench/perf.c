@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Hardware counters through perf_event_open. The KVM guests this project runs
  * on expose none (ENOENT): callers then report n/a, never 0. */
 #define _GNU_SOURCE

@@ -1,10 +1,13 @@
 #!/bin/sh
-# make test-bench-smoke: proof that clearbench runs -- --help, every scenario
-# with --quick on tiny sizes (CSV and JSON written and non-empty), and bad
-# input answered by one line on stderr and exit status 2.
+# SPDX-License-Identifier: MIT
+# make test-bench-smoke: proof that clearbench runs -- --help and --version, every
+# measuring scenario with --quick on tiny sizes and only the options it takes (CSV
+# and JSON written and non-empty, one table per CSV file), compare on two of those
+# results, and bad input answered by one line on stderr and exit status 2.
 # Environment: BENCH (command running clearbench, maybe through qemu), OUT (folder).
 set -u
 start=$(date +%s)
+rm -rf "$OUT"
 mkdir -p "$OUT"
 # tune writes its profile under TMPDIR: keep it with the other outputs
 TMPDIR=$OUT
@@ -13,31 +16,69 @@ fail=0
 die() { echo "test-bench-smoke: FAIL: $*"; fail=1; }
 
 $BENCH --help > "$OUT/help.txt" || die "--help exited $?"
-# the scenario names: the lines of --help between "scenarios" and the blank line
-scenarios=$(sed -n '/^scenarios/,/^$/{/^  /s/^  \([a-z0-9_]*\).*/\1/p}' "$OUT/help.txt")
+$BENCH --version | grep -q '^clearbench (clearpages) [0-9]*\.[0-9]*\.[0-9]*$' ||
+	die "--version does not print 'clearbench (clearpages) X.Y.Z'"
+# the scenario names: the lines of --help between "scenarios" and the blank line;
+# report and compare have their own checks (test-report; compare below)
+scenarios=$(sed -n '/^scenarios/,/^$/{/^  [a-z]/s/^  \([a-z0-9_]*\).*/\1/p}' "$OUT/help.txt" |
+	grep -v '^report$\|^compare$')
 [ -n "$scenarios" ] || die "--help lists no scenario"
+
+# tiny settings, each given only to the scenarios whose "options:" line names it
+tiny() {
+	uses=$(sed -n "/^  $1 /{n;p}" "$OUT/help.txt")
+	for o in "--quick" "--sizes 4k,64k" "--region 8M" "--rounds 2" "--threads 2"; do
+		case " $uses " in *" ${o%% *} "*) printf '%s ' "$o" ;; esac
+	done
+}
 
 for s in $scenarios; do
 	t0=$(date +%s)
-	if $BENCH "$s" --quick --sizes 4k,64k --region 8M --rounds 2 --threads 2 \
-	    --csv "$OUT/$s.csv" --json "$OUT/$s.json" > "$OUT/$s.txt" 2> "$OUT/$s.err"; then
+	# shellcheck disable=SC2046
+	if $BENCH "$s" $(tiny "$s") --csv "$OUT/$s.csv" --json "$OUT/$s.json" \
+	    > "$OUT/$s.txt" 2> "$OUT/$s.err"; then
 		[ -s "$OUT/$s.csv" ] && [ -s "$OUT/$s.json" ] || die "$s wrote no CSV/JSON"
 		grep -q "^cpu:" "$OUT/$s.txt" || die "$s printed no header"
+		grep -q "^policy:" "$OUT/$s.txt" || die "$s printed no policy line"
+		for f in "$OUT/$s".csv "$OUT/$s"-*.csv; do
+			[ -f "$f" ] || continue
+			grep -q '^#' "$f" && die "$f holds more than one table"
+		done
 		echo "test-bench-smoke: $s ok ($(( $(date +%s) - t0 )) s)"
 	else
 		die "$s exited $? ($(cat "$OUT/$s.err"))"
 	fi
 done
+[ -s "$OUT/parallel-threshold.csv" ] || die "parallel wrote no parallel-threshold.csv"
+
+# user-facing text names experiments by what they are
+grep -il "issue\|seed 0" "$OUT/help.txt" "$OUT"/*.txt && die "output cites issue or seed numbers"
+
+# compare: a result against itself gives ratios of 1.00, and a plot
+if $BENCH compare "$OUT/sweep.json" "$OUT/sweep.json" > "$OUT/compare.txt" 2> "$OUT/compare.err"; then
+	grep -q "B/A" "$OUT/compare.txt" || die "compare printed no B/A column"
+	grep -q "geometric mean of B/A: 1.00" "$OUT/compare.txt" || die "compare of a file with itself is not 1.00"
+else
+	die "compare exited $? ($(cat "$OUT/compare.err"))"
+fi
 
 # bad input: one line on stderr, exit 2
+printf '{"scenario": "sweep", "tables": [' > "$OUT/broken.json"
 for args in "no-such-scenario" "sweep --sizes 3k" "sweep --rounds 0" "sweep --kernel nope" \
-	    "sweep --bogus"; do
+	    "sweep --bogus" "sweep --sizes 4k,,8k" "sweep --sizes 4k," "sweep --plot out.jpg" \
+	    "walk --sizes 4k" "latency --threads 2" "sweep --csv $OUT/no/such/dir/x.csv" \
+	    "sweep --json $OUT" "report" "report --out $OUT/r --plot x.png" "report --out $OUT/no/such/dir" \
+	    "report --out $OUT/help.txt" "compare $OUT/sweep.json" \
+	    "compare $OUT/broken.json $OUT/sweep.json" "compare $OUT/sweep.json $OUT/walk.json" \
+	    "compare $OUT/no-such.json $OUT/sweep.json" "sweep extra-argument"; do
+	# shellcheck disable=SC2086
 	$BENCH $args > /dev/null 2> "$OUT/bad.err"
 	rc=$?
 	lines=$(wc -l < "$OUT/bad.err")
 	[ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] ||
 		die "'$args' gave exit $rc and $lines stderr lines (want 2 and 1)"
 done
+[ -e "$OUT/no" ] && die "a refused run left files behind"
 
 echo "test-bench-smoke: $( [ $fail -eq 0 ] && echo passed || echo FAILED ) in $(( $(date +%s) - start )) s"
 exit $fail

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Clocks and the statistics every scenario reports. */
 #define _GNU_SOURCE
 #include <math.h>
@@ -59,7 +60,7 @@ double bench_max(const double *v, size_t n)
 	return m;
 }
 
-/* Sample standard deviation (n - 1), as perf stat and the seeds report. */
+/* Sample standard deviation (n - 1), as perf stat and the Linux threads report. */
 void bench_mean_stddev(const double *v, size_t n, double *mean, double *stddev)
 {
 	double sum = 0, sq = 0;
@@ -113,9 +114,18 @@ const char *bench_size_str(size_t bytes, char *buf, size_t len)
 	return buf;
 }
 
+static int progress_muted;
+
+void bench_progress_mute(int mute)
+{
+	progress_muted = mute;
+}
+
 void bench_progress(const char *fmt, ...)
 {
 	static double start;
+	if (progress_muted)
+		return;
 	double now = bench_now();
 	if (start == 0)
 		start = now;

@@ -1,6 +1,11 @@
-/* Result tables: aligned text on stdout, CSV and JSON files. */
+/* SPDX-License-Identifier: MIT */
+/* Result tables: aligned text on stdout, CSV (one file per table) and JSON
+ * files, and the copies the report keeps. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <libgen.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,9 +13,10 @@
 #include <string.h>
 #include "clearbench.h"
 
-#define MAX_NOTES 32
-static char notes[MAX_NOTES][200];
+#define MAX_NOTES 64
+static char *notes[MAX_NOTES];   /* whole lines, however long */
 static size_t nnotes;
+static struct bench_capture *capture;
 
 static void *xrealloc(void *p, size_t n)
 {
@@ -29,7 +35,11 @@ struct bench_table *bench_table_new(const char *title, unsigned flags, size_t nc
 	memset(t, 0, sizeof(*t));
 	snprintf(t->title, sizeof(t->title), "%s", title);
 	t->flags = flags;
-	t->ncols = ncols < 24 ? ncols : 24;
+	if (ncols > BENCH_MAX_COLS) {
+		fprintf(stderr, "clearbench: internal error: %zu columns in '%s'\n", ncols, title);
+		abort();
+	}
+	t->ncols = ncols;
 	for (size_t i = 0; i < t->ncols; i++)
 		snprintf(t->cols[i], sizeof(t->cols[i]), "%s", cols[i]);
 	return t;
@@ -85,7 +95,7 @@ const struct bench_cell *bench_cell_at(const struct bench_table *t, size_t row, 
 
 void bench_table_print(const struct bench_table *t)
 {
-	size_t w[24];
+	size_t w[BENCH_MAX_COLS];
 	for (size_t c = 0; c < t->ncols; c++) {
 		w[c] = strlen(t->cols[c]);
 		for (size_t r = 0; r < t->nrows; r++) {
@@ -112,16 +122,66 @@ void bench_table_free(struct bench_table *t)
 	}
 }
 
+struct bench_table *bench_table_clone(const struct bench_table *t)
+{
+	struct bench_table *c = xrealloc(NULL, sizeof(*c));
+	*c = *t;
+	c->cap = t->nrows ? t->nrows : 1;
+	c->cells = xrealloc(NULL, c->cap * t->ncols * sizeof(*c->cells));
+	if (t->nrows)
+		memcpy(c->cells, t->cells, t->nrows * t->ncols * sizeof(*c->cells));
+	return c;
+}
+
+void bench_table_csv_suffix(struct bench_table *t, const char *suffix)
+{
+	snprintf(t->csv_suffix, sizeof(t->csv_suffix), "%s", suffix);
+}
+
+size_t bench_table_col(const struct bench_table *t, const char *name)
+{
+	size_t c = 0;
+	while (c < t->ncols && strcmp(t->cols[c], name))
+		c++;
+	return c;
+}
+
 void bench_note(const char *fmt, ...)
 {
-	char line[200];
+	char *line;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	if (vasprintf(&line, fmt, ap) < 0)
+		abort();
 	va_end(ap);
 	printf("%s\n", line);
 	if (nnotes < MAX_NOTES)
-		memcpy(notes[nnotes++], line, sizeof(line));
+		notes[nnotes++] = line;
+	else
+		free(line);
+}
+
+void bench_capture_start(struct bench_capture *cap)
+{
+	memset(cap, 0, sizeof(*cap));
+	for (size_t i = 0; i < nnotes; i++)
+		free(notes[i]);
+	nnotes = 0;
+	capture = cap;
+}
+
+void bench_capture_stop(void)
+{
+	capture = NULL;
+}
+
+void bench_capture_free(struct bench_capture *cap)
+{
+	for (size_t i = 0; i < cap->ntables; i++)
+		bench_table_free(cap->tables[i]);
+	for (size_t i = 0; i < cap->nnotes; i++)
+		free(cap->notes[i]);
+	memset(cap, 0, sizeof(*cap));
 }
 
 /* Numbers in CSV and JSON: full precision, no padding. */
@@ -148,33 +208,40 @@ static void put_csv_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void write_csv(FILE *f, struct bench_table *const *tables, size_t n)
+static void write_csv(FILE *f, const struct bench_table *t)
 {
-	int first = 1;
-	for (size_t i = 0; i < n; i++) {
-		const struct bench_table *t = tables[i];
-		if (!(t->flags & BT_DATA))
-			continue;
-		if (!first)
-			fprintf(f, "\n# %s\n", t->title);   /* further tables: a blank line and a title */
-		first = 0;
+	for (size_t c = 0; c < t->ncols; c++) {
+		fputs(c ? "," : "", f);
+		put_csv_str(f, t->cols[c]);
+	}
+	fputc('\n', f);
+	for (size_t r = 0; r < t->nrows; r++) {
 		for (size_t c = 0; c < t->ncols; c++) {
+			const struct bench_cell *cell = bench_cell_at(t, r, c);
 			fputs(c ? "," : "", f);
-			put_csv_str(f, t->cols[c]);
+			if (cell->is_num)
+				put_num(f, cell);
+			else if (strcmp(cell->text, "n/a"))
+				put_csv_str(f, cell->text);
 		}
 		fputc('\n', f);
-		for (size_t r = 0; r < t->nrows; r++) {
-			for (size_t c = 0; c < t->ncols; c++) {
-				const struct bench_cell *cell = bench_cell_at(t, r, c);
-				fputs(c ? "," : "", f);
-				if (cell->is_num)
-					put_num(f, cell);
-				else if (strcmp(cell->text, "n/a"))
-					put_csv_str(f, cell->text);
-			}
-			fputc('\n', f);
-		}
 	}
+}
+
+const char *bench_csv_path(const char *path, const struct bench_table *t, size_t i,
+			   char *buf, size_t len)
+{
+	/* --csv NAME.csv or NAME: the first data table in NAME.csv, the others in
+	 * NAME-<suffix>.csv, so every file holds one table */
+	size_t l = strlen(path);
+	int ext = l >= 4 && !strcmp(path + l - 4, ".csv");
+	if (i == 0)
+		snprintf(buf, len, "%.*s.csv", (int)(ext ? l - 4 : l), path);
+	else if (t && t->csv_suffix[0])
+		snprintf(buf, len, "%.*s-%s.csv", (int)(ext ? l - 4 : l), path, t->csv_suffix);
+	else
+		snprintf(buf, len, "%.*s-%zu.csv", (int)(ext ? l - 4 : l), path, i + 1);
+	return buf;
 }
 
 void bench_json_str(FILE *f, const char *s)
@@ -192,12 +259,14 @@ void bench_json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+static const struct bench_opts *json_opts;
+
 static void write_json(FILE *f, const char *scenario, struct bench_table *const *tables, size_t n)
 {
 	fprintf(f, "{\n  \"scenario\": ");
 	bench_json_str(f, scenario);
 	fprintf(f, ",\n  \"host\": ");
-	bench_header_json(f);
+	bench_header_json(f, json_opts);
 	fprintf(f, ",\n  \"notes\": [");
 	for (size_t i = 0; i < nnotes; i++) {
 		fputs(i ? ", " : "", f);
@@ -212,6 +281,8 @@ static void write_json(FILE *f, const char *scenario, struct bench_table *const 
 		fprintf(f, "%s\n    {\"title\": ", first ? "" : ",");
 		first = 0;
 		bench_json_str(f, t->title);
+		fprintf(f, ", \"name\": ");
+		bench_json_str(f, t->csv_suffix);
 		fprintf(f, ", \"rows\": [");
 		for (size_t r = 0; r < t->nrows; r++) {
 			fprintf(f, "%s\n      {", r ? "," : "");
@@ -234,21 +305,70 @@ static void write_json(FILE *f, const char *scenario, struct bench_table *const 
 	fprintf(f, "\n  ]\n}\n");
 }
 
-static int write_file(const char *path, const char *scenario, struct bench_table *const *tables,
-		      size_t n, int json)
+static FILE *open_out(const char *path)
 {
 	FILE *f = fopen(path, "w");
-	if (!f) {
+	if (!f)
 		fprintf(stderr, "clearbench: cannot write %s: %s\n", path, strerror(errno));
-		return 1;
-	}
-	if (json)
-		write_json(f, scenario, tables, n);
-	else
-		write_csv(f, tables, n);
+	return f;
+}
+
+static int close_out(FILE *f, const char *path)
+{
 	if (fclose(f)) {
 		fprintf(stderr, "clearbench: error writing %s: %s\n", path, strerror(errno));
 		return 1;
+	}
+	return 0;
+}
+
+/* Before the run: an existing regular file we may write, or a new name in a
+ * folder we may write; 0, or 2 after one line. */
+static int check_writable(const char *opt, const char *path)
+{
+	struct stat st;
+	char dir[4096];
+	if (!path[0]) {
+		fprintf(stderr, "clearbench: %s '': want a file name\n", opt);
+		return 2;
+	}
+	if (stat(path, &st) == 0) {
+		if (!S_ISREG(st.st_mode) || access(path, W_OK)) {
+			fprintf(stderr, "clearbench: %s '%s': %s\n", opt, path,
+				S_ISREG(st.st_mode) ? "not writable" : "not a regular file");
+			return 2;
+		}
+		return 0;
+	}
+	snprintf(dir, sizeof(dir), "%s", path);
+	const char *d = dirname(dir);
+	if (stat(d, &st) || !S_ISDIR(st.st_mode) || access(d, W_OK | X_OK)) {
+		fprintf(stderr, "clearbench: %s '%s': folder %s %s\n", opt, path, d,
+			stat(d, &st) ? "does not exist" : "is not a writable folder");
+		return 2;
+	}
+	return 0;
+}
+
+int bench_check_outputs(const struct bench_opts *opts)
+{
+	char buf[4096];
+	if (opts->csv_path && check_writable("--csv", bench_csv_path(opts->csv_path, NULL, 0,
+								      buf, sizeof(buf))))
+		return 2;
+	if (opts->json_path && check_writable("--json", opts->json_path))
+		return 2;
+	if (opts->plot_path && check_writable("--plot", opts->plot_path))
+		return 2;
+	struct stat st;
+	/* report's folder: one we may write in, or a new one in such a folder */
+	if (opts->out_path && (stat(opts->out_path, &st) || !S_ISDIR(st.st_mode)) &&
+	    check_writable("--out", opts->out_path))
+		return 2;
+	if (opts->out_path && stat(opts->out_path, &st) == 0 &&
+	    (!S_ISDIR(st.st_mode) || access(opts->out_path, W_OK | X_OK))) {
+		fprintf(stderr, "clearbench: --out '%s': not a writable folder\n", opts->out_path);
+		return 2;
 	}
 	return 0;
 }
@@ -260,9 +380,37 @@ int bench_write_outputs(const struct bench_opts *opts, const char *scenario,
 	/* every scenario ends here: the header warned, the closing note repeats it */
 	if (opts->emulated)
 		bench_note("emulated run: figures measure qemu, not the CPU.");
-	if (opts->csv_path)
-		rc |= write_file(opts->csv_path, scenario, tables, ntables, 0);
-	if (opts->json_path)
-		rc |= write_file(opts->json_path, scenario, tables, ntables, 1);
+	json_opts = opts;
+	if (opts->csv_path) {
+		size_t i = 0;
+		for (size_t t = 0; t < ntables; t++) {
+			char path[4096];
+			FILE *f;
+			if (!(tables[t]->flags & BT_DATA))
+				continue;
+			bench_csv_path(opts->csv_path, tables[t], i++, path, sizeof(path));
+			if (!(f = open_out(path))) {
+				rc = 1;
+				continue;
+			}
+			write_csv(f, tables[t]);
+			rc |= close_out(f, path);
+		}
+	}
+	if (opts->json_path) {
+		FILE *f = open_out(opts->json_path);
+		if (f) {
+			write_json(f, scenario, tables, ntables);
+			rc |= close_out(f, opts->json_path);
+		} else {
+			rc = 1;
+		}
+	}
+	if (capture) {
+		for (size_t t = 0; t < ntables && capture->ntables < 16; t++)
+			capture->tables[capture->ntables++] = bench_table_clone(tables[t]);
+		for (size_t i = 0; i < nnotes && capture->nnotes < 64; i++)
+			capture->notes[capture->nnotes++] = strdup(notes[i]);
+	}
 	return rc;
 }

@@ -1,9 +1,17 @@
+# SPDX-License-Identifier: MIT
 # clearbench, the per-arch microbenchmark (the project's main job).
 #   make bench [ARCH=...] [BENCH_ARGS=...]   sweep into $(BUILD)/bench/{sweep.csv,sweep.png}
+#   make bench-report [REPORT_ARGS=--quick]  every scenario into $(BUILD)/bench/report/index.html
+#   make bench-libc                          Debian 13's glibc into .deps/trixie-libc (the
+#                                            sweep's second memset baseline; no system change)
 BENCH_BIN  := $(BUILD)/clearbench
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_DIR  := $(BUILD)/bench
 DEPS_PKGS  += gnuplot-nox
+# Only the tests need these (the browser test renders the report, test-man
+# reads the pages); `make deps-test` also fetches the second memset baseline.
+DEPS_TEST_PKGS += chromium man-db
+DEPS_TEST_STEPS += bench-libc
 
 # Cross-built arm64 binaries run under qemu: the benchmark says its figures
 # mean nothing there, and make bench keeps the run short.
@@ -14,12 +22,13 @@ else
 BENCH_CROSS_FLAGS :=
 BENCH_ARGS ?=
 endif
+REPORT_ARGS ?=
 
-$(BENCH_BIN): $(BENCH_SRCS) bench/clearbench.h bench/scenarios.def $(LIB_A) | $(BENCH_DIR)
+$(BENCH_BIN): $(BENCH_SRCS) $(wildcard bench/*.h) bench/scenarios.def $(LIB_A) | $(BENCH_DIR)
 	$(CC) $(CP_CFLAGS) $(CFLAGS) $(BENCH_CROSS_FLAGS) -Ibench -o $@ $(BENCH_SRCS) \
 	    $(LIB_A) -lpthread -lm
 
-.PHONY: bench bench-bin test-bench-smoke
+.PHONY: bench bench-bin bench-report bench-libc test-bench-smoke test-report
 bench-bin: $(BENCH_BIN)
 
 all: $(BENCH_BIN)
@@ -30,7 +39,20 @@ bench: lib $(BENCH_BIN)
 	    --plot $(BENCH_DIR)/sweep.png
 	@echo "bench: wrote $(BENCH_DIR)/sweep.csv and $(BENCH_DIR)/sweep.png"
 
-# CI proof that every scenario runs: --help, then each scenario --quick on tiny sizes.
+bench-report: $(BENCH_BIN)
+	$(RUN) $(BENCH_BIN) report $(REPORT_ARGS) --out $(BENCH_DIR)/report
+
+bench-libc:
+	@sh bench/trixie-libc.sh
+
+# CI proof that every scenario runs: --help, then each scenario --quick on tiny
+# sizes, and bad input answered by one line and exit 2.
 TEST_STEPS += test-bench-smoke
 test-bench-smoke: $(BENCH_BIN)
 	@BENCH="$(RUN) $(BENCH_BIN)" OUT=$(BENCH_DIR)/smoke sh bench/smoke.sh
+
+# The report rendered by headless Chromium: every image loads, no table is
+# empty; screenshot in $(BUILD)/bench/test-report/report/ (15 s here).
+TEST_STEPS += test-report
+test-report: $(BENCH_BIN)
+	@BENCH="$(RUN) $(BENCH_BIN)" OUT=$(BENCH_DIR)/test-report sh bench/report-browser-test.sh

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What clearbench needs from the library beyond its public contract, in one
+ * place (introspect.c is the only bench file that includes internal.h), so a
+ * change of the library's internals is adapted here and nowhere else.
+ */
+#ifndef CLEARBENCH_INTROSPECT_H
+#define CLEARBENCH_INTROSPECT_H
+
+#include <stddef.h>
+#include "clearpages.h"
+
+struct bench_host {
+	char vendor[16];           /* "GenuineIntel", "AuthenticAMD", "arm64" ... */
+	char model[64];            /* brand string or MIDR description */
+	char uarch[32];            /* "intel-sapphire-rapids", "amd-zen4" ...; "" unknown */
+	char host_id[48];          /* uarch, else vendor-family-model: bench/results/<host_id>/ */
+	unsigned family, model_id; /* x86 display family/model; 0 on arm64 */
+	char features[160];        /* usable: detected minus CLEARPAGES_DISABLE */
+	char detected[160];        /* as detected */
+	size_t l2_bytes, llc_bytes;
+	int forced;                /* CLEARPAGES_KERNEL forces one kernel */
+};
+void bench_host_get(struct bench_host *h);
+
+/* The temporal kernel cp_clear_pages_hot() uses at npages (fault's all-temporal rows). */
+const struct cp_kernel *bench_hot_kernel(size_t npages);
+
+/* Fault's mixed rows: lower the non-temporal crossover to `pages` (every band
+ * above it non-temporal), then put the policy back as it was. */
+void bench_policy_nt_from(size_t pages);
+void bench_policy_restore(void);
+
+/* Parallel: the smallest share cp_clear_pages_parallel() splits into, and the
+ * same call with another smallest share (the threshold table). */
+size_t bench_parallel_min_share_pages(void);
+int bench_clear_parallel_min(void *addr, size_t npages, unsigned nthreads, size_t min_share);
+
+#endif
