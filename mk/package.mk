@@ -77,6 +77,7 @@ INSTALL_FILES = $(INCLUDEDIR)/clearpages.h $(LIBDIR)/pkgconfig/clearpages.pc \
                 $(DROPINDIR)/clearpages.o $(patsubst %,$(DROPINDIR)/kernels/%.o,$(KERNELS)) \
                 $(DROPINDIR)/clearpages-freestanding.o \
                 $(CMAKEDIR)/clearpagesConfig.cmake $(CMAKEDIR)/clearpagesConfigVersion.cmake \
+                $(BINDIR)/clearbench $(patsubst man/%,$(MANDIR)/%,$(MAN_PAGES)) \
                 $(DIR_MANIFEST)
 
 .PHONY: install uninstall examples test-elf test-install test-examples cp-always \
@@ -106,10 +107,16 @@ test-elf-arm64 test-examples-arm64:
 	fi
 # The folders install needs; the ones it had to create are recorded in
 # DIR_MANIFEST, and uninstall removes those (when empty), no others.
-INSTALL_DIRS = $(INCLUDEDIR) $(LIBDIR)/pkgconfig $(DROPINDIR)/kernels $(CMAKEDIR)
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+INSTALL_DIRS = $(INCLUDEDIR) $(LIBDIR)/pkgconfig $(DROPINDIR)/kernels $(CMAKEDIR) \
+               $(BINDIR) $(MANDIR)/man1 $(MANDIR)/man3
 DIR_MANIFEST = $(DROPINDIR)/installed-dirs
-install: lib
+install: lib $(BENCH_BIN)
 	scripts/install-dirs.sh create $(DESTDIR)$(DIR_MANIFEST) $(addprefix $(DESTDIR),$(INSTALL_DIRS))
+	install -m 755 $(BENCH_BIN) $(DESTDIR)$(BINDIR)/
+	install -m 644 $(filter man/man1/%,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 $(filter man/man3/%,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man3/
 	install -m 644 include/clearpages.h $(DESTDIR)$(INCLUDEDIR)/
 	install -m 644 $(PC) $(DESTDIR)$(LIBDIR)/pkgconfig/
 	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
