@@ -17,11 +17,13 @@ const struct cp__builtin cp__builtins[] = {
 	 * non-temporal. Two 4 MiB shares already gain 1.2x. */
 	{ "intel-sapphire-rapids", 3,
 	  { { 0, "avx2" }, { 2, "rep_stosb" }, { MIB(64), "avx2_nt" } }, MIB(4) },
-	/* bench/results/intel-emerald-rapids/: zmm stores lead while the extent
-	 * fits L1 (to 32 KiB); from L2 on rep stosb is level or ahead; temporal
-	 * stores drop below non-temporal ones between 32 and 64 MiB. */
+	/* bench/results/intel-emerald-rapids/: zmm stores lead to 16 KiB (by
+	 * 5-45 %); at 32 KiB they fell to half in two of three sweeps while rep
+	 * stosb held, and from there on rep stosb is level or ahead; at 32 MiB
+	 * temporal stores are bimodal (10-22 GB/s from run to run) while
+	 * non-temporal ones hold 17.5-20, and at 64 MiB temporal ones are at 8. */
 	{ "intel-emerald-rapids", 3,
-	  { { 0, "avx512" }, { KIB(64), "rep_stosb" }, { MIB(64), "avx2_nt" } }, MIB(4) },
+	  { { 0, "avx512" }, { KIB(32), "rep_stosb" }, { MIB(32), "avx2_nt" } }, MIB(4) },
 	/* bench/results/amd-zen4/: avx2 level with or ahead of rep stosb to
 	 * 8 MiB; avx2_nt leads every kernel (clzero by 8-18 %) from 16 MiB, half
 	 * the L3. One core nearly saturates memory: splitting loses below

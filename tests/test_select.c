@@ -100,16 +100,16 @@ Test(select, emerald_rapids)
 {
 	struct described d = x86("GenuineIntel", 6, 0xcf, ERMS | FSRM | AVX2 | Z512, 300);
 	expect_policy("emr", &d, "builtin:intel-emerald-rapids",
-		      BANDS({ 0, "avx512" }, { 16, "rep_stosb" }, { MIB_PAGES(64), "avx2_nt" }),
-		      BANDS({ 0, "avx512" }, { 16, "rep_stosb" }), BANDS({ 0, "avx2_nt" }), MIB_PAGES(4));
+		      BANDS({ 0, "avx512" }, { 8, "rep_stosb" }, { MIB_PAGES(32), "avx2_nt" }),
+		      BANDS({ 0, "avx512" }, { 8, "rep_stosb" }), BANDS({ 0, "avx2_nt" }), MIB_PAGES(4));
 	/* CLEARPAGES_DISABLE=avx512: the row falls back to the generic temporal choice */
 	select_for(&d, Z512, NULL);
 	assert_bands("emr -avx512", "any", &d.policy.any,
-		     BANDS({ 0, "avx2" }, { 16, "rep_stosb" }, { MIB_PAGES(64), "avx2_nt" }));
+		     BANDS({ 0, "avx2" }, { 8, "rep_stosb" }, { MIB_PAGES(32), "avx2_nt" }));
 	/* and =avx2 too: sse2 and movnti are all that is left of the vector kernels */
 	select_for(&d, Z512 | AVX2, NULL);
 	assert_bands("emr -avx512,avx2", "any", &d.policy.any,
-		     BANDS({ 0, "rep_stosb" }, { MIB_PAGES(64), "movnti" }));
+		     BANDS({ 0, "rep_stosb" }, { MIB_PAGES(32), "movnti" }));
 }
 
 Test(select, amd_zen4_and_zen3)
@@ -181,11 +181,11 @@ Test(select, overrides_apply_to_bands)
 	struct cp__select_in in = { &d.cpu, &d.usable, NULL, 1, 256, NULL };   /* 1 MiB */
 	cp__select(&in, &d.policy);
 	assert_bands("emr nt=1M", "any", &d.policy.any,
-		     BANDS({ 0, "avx512" }, { 16, "rep_stosb" }, { 256, "avx2_nt" }));
+		     BANDS({ 0, "avx512" }, { 8, "rep_stosb" }, { 256, "avx2_nt" }));
 	in.nt_threshold_pages = 0;
 	cp__select(&in, &d.policy);
 	assert_bands("emr nt=0", "any", &d.policy.any, BANDS({ 0, "avx2_nt" }));
-	assert_bands("emr nt=0", "hot", &d.policy.hot, BANDS({ 0, "avx512" }, { 16, "rep_stosb" }));
+	assert_bands("emr nt=0", "hot", &d.policy.hot, BANDS({ 0, "avx512" }, { 8, "rep_stosb" }));
 	in.has_nt_threshold = 0;
 	in.forced = cp__list_find(&d.usable, "movq");
 	cp__select(&in, &d.policy);
@@ -239,10 +239,14 @@ Test(select, recorded_zen4_sweep)
 	score_recorded("tests/data/amd-zen4-sweep.csv", &z4, 0.97);
 }
 
+/* Medians of three sweeps per contender. At 32 MiB this VM's temporal stores
+ * are bimodal (rep stosb 12.4, 22.3, 20.9 GB/s in the three runs; auto, the
+ * same kernel, 10.2, 18.2, 10.8) while non-temporal ones hold 17.5-20: the
+ * built-in takes the robust one, 0.94 of the best median there. */
 Test(select, recorded_emerald_rapids_sweep)
 {
 	struct described emr = x86("GenuineIntel", 6, 0xcf, ERMS | FSRM | AVX2 | Z512, 300);
-	score_recorded("tests/data/intel-emerald-rapids-sweep.csv", &emr, 0.97);
+	score_recorded("tests/data/intel-emerald-rapids-sweep.csv", &emr, 0.93);
 }
 #endif
 
