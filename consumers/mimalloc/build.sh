@@ -1,0 +1,61 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# consumers/mimalloc/build.sh ARCH CLEARPAGES_O OUTDIR
+# Build Debian 12's mimalloc (fetched by fetch.sh) with its own CMake, twice:
+#   OUTDIR/stock    as Debian ships it
+#   OUTDIR/patched  with clearpages.patch: zeroing of blocks >= 4 KiB through cp_clear, the
+#                   drop-in CLEARPAGES_O linked into libmimalloc.so
+# and, with CP_MIMALLOC_HOT=1, OUTDIR/patched-hot (cp_clear_pages_hot; hot-experiment.patch).
+# Each has libmimalloc.so, libmimalloc.a and the test programs mimalloc-test-{api,api-fill,stress}.
+# Rebuilds only what changed (cmake's own dependency tracking).
+set -eu
+[ $# -eq 3 ] || { echo "usage: $0 ARCH CLEARPAGES_O OUTDIR" >&2; exit 2; }
+arch=$1 cpo=$(realpath "$2") out=$3
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+src=$root/.deps/mimalloc/src
+"$here/fetch.sh"
+mkdir -p "$out"
+out=$(realpath "$out")
+
+toolchain=
+[ "$arch" = arm64 ] && [ "$(uname -m)" != aarch64 ] && toolchain="-DCMAKE_TOOLCHAIN_FILE=$here/aarch64-linux-gnu.cmake"
+
+# A patched copy of the source, remade when a patch is newer than it.
+patched_tree() {  # NAME PATCH...
+	tree=$out/src-$1; shift
+	stamp=$tree/.patched
+	for p in "$@"; do [ -f "$stamp" ] && [ "$p" -nt "$stamp" ] && rm -f "$stamp"; done
+	if [ ! -f "$stamp" ]; then
+		rm -rf "$tree"; cp -r "$src" "$tree"
+		for p in "$@"; do patch -s -p1 -d "$tree" <"$p"; done
+		touch "$stamp"
+	fi
+	echo "$tree"
+}
+
+build() {  # NAME SOURCE [extra cmake args]
+	name=$1 tree=$2; shift 2
+	# shellcheck disable=SC2086
+	cmake -S "$tree" -B "$out/$name" -DCMAKE_BUILD_TYPE=Release -DMI_BUILD_TESTS=ON \
+	      -DMI_BUILD_OBJECT=OFF $toolchain "$@" >"$out/$name.cmake.log" 2>&1 ||
+		{ cat "$out/$name.cmake.log"; exit 1; }
+	cmake --build "$out/$name" -j1 >"$out/$name.build.log" 2>&1 ||
+		{ tail -40 "$out/$name.build.log"; exit 1; }
+	echo "mimalloc-build: $arch $name in $out/$name"
+}
+
+with_cp() {  # cmake arguments that compile in MI_USE_CLEARPAGES and link the drop-in
+	echo "-DCMAKE_C_FLAGS=-DMI_USE_CLEARPAGES -I$root/include"
+	echo "-DCMAKE_SHARED_LINKER_FLAGS=$cpo -Wl,--version-script=$here/hide-clearpages.map"
+}
+
+build stock "$src"
+IFS='
+'
+# shellcheck disable=SC2046
+build patched "$(patched_tree patched "$here/clearpages.patch")" $(with_cp)
+if [ "${CP_MIMALLOC_HOT:-0}" = 1 ]; then
+	# shellcheck disable=SC2046
+	build patched-hot "$(patched_tree patched-hot "$here/clearpages.patch" "$here/hot-experiment.patch")" $(with_cp)
+fi
