@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * clearbench calloc: calloc of 4 KiB .. 1 GiB blocks (fresh, reused, reused then written by
+ * the caller) and a mixed-size churn, through glibc malloc, stock mimalloc and mimalloc
+ * patched to zero through clearpages (consumers/mimalloc). Each sample runs in its own child
+ * process (this binary again, the allocator LD_PRELOADed): that is how an allocator is
+ * deployed, it gives every allocator a fresh address space (so "fresh" means fresh), and
+ * mimalloc's shared library uses initial-exec TLS, made to be loaded at start, not dlopened.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "clearbench.h"
+
+extern char **environ;
+
+#define WORKER_ENV   "CLEARBENCH_CALLOC_WORKER"
+#define LIBS_ENV     "CLEARBENCH_MIMALLOC"
+#define NALLOC       4             /* glibc, stock, patched, patched-hot */
+#define NMODES       3             /* fresh, reused, written */
+#define MAX_ROUNDS   64
+#define CHURN_MAX    ((size_t)16 << 20)
+
+static const char *const mode_names[NMODES] = { "fresh", "reused", "reused+write" };
+
+struct alloc {
+	const char *name;
+	char lib[4096];            /* LD_PRELOAD value; empty for glibc */
+};
+
+/* ---- the worker (child) side ---- */
+
+static void touch_pages(unsigned char *p, size_t bytes)
+{
+	for (size_t i = 0; i < bytes; i += CP_PAGE_SIZE)
+		((volatile unsigned char *)p)[i] = 1;
+}
+
+/* calloc + first touch of every page, as a program would use the block; s per byte. */
+static double calloc_pass(size_t bytes, int write_all, void **out)
+{
+	double t0 = bench_now();
+	unsigned char *p = calloc(1, bytes);
+	if (!p)
+		return -1;
+	if (write_all)
+		bench_memset_zero(p, bytes);    /* the caller fills the block */
+	else
+		touch_pages(p, bytes);
+	double t = bench_now() - t0;
+	*out = p;
+	return t;
+}
+
+/* Three GB/s figures for one size: fresh blocks (never freed while timed), then reused and
+ * reused+write (calloc after a free of the same size, warmed up). */
+static int work_size(size_t bytes, int quick, double *gbs)
+{
+	size_t budget = quick ? (8u << 20) : (64u << 20);
+	size_t nfresh = budget / bytes ? budget / bytes : 1, nreps = nfresh < 3 ? 3 : nfresh;
+	void **blocks = malloc(nfresh * sizeof(*blocks));
+	double t = 0;
+	if (!blocks)
+		return 1;
+	/* one-time start-up (the allocator's, clearpages' dispatch) stays out of the figures:
+	 * a block of a size class no default size uses */
+	free(calloc(1, 5000));
+	for (size_t i = 0; i < nfresh; i++) {
+		double s = calloc_pass(bytes, 0, &blocks[i]);
+		if (s < 0)
+			return 1;
+		t += s;
+	}
+	for (size_t i = 0; i < nfresh; i++)
+		free(blocks[i]);
+	gbs[0] = bench_gbs(bytes * nfresh, t);
+	for (int m = 1; m < NMODES; m++) {
+		t = 0;
+		for (size_t i = 0; i < nreps + 2; i++) {
+			void *p;
+			double s = calloc_pass(bytes, m == 2, &p);
+			if (s < 0)
+				return 1;
+			t += i >= 2 ? s : 0;        /* two warm-up passes */
+			free(p);
+		}
+		gbs[m] = bench_gbs(bytes * nreps, t);
+	}
+	free(blocks);
+	return 0;
+}
+
+/* Mixed sizes: 64 live slots, each step frees one and callocs a log-uniform 4 KiB..16 MiB
+ * block (same seed for every allocator), touched; GB/s of calloc'ed bytes. */
+static int work_churn(int quick, double *gbs)
+{
+	enum { SLOTS = 64 };
+	void *slot[SLOTS] = { 0 };
+	uint64_t rng = 0x9e3779b97f4a7c15ull;
+	size_t total = 0, target = quick ? (64u << 20) : ((size_t)4 << 30);
+	double t0 = bench_now();
+	while (total < target) {
+		uint64_t r = bench_random(&rng);
+		size_t j = r % SLOTS, shift = 12 + (r >> 8) % 13;
+		size_t bytes = ((size_t)1 << shift) + ((r >> 16) % ((size_t)1 << shift));
+		bytes = bytes > CHURN_MAX ? CHURN_MAX : bytes;
+		free(slot[j]);
+		if (!(slot[j] = calloc(1, bytes)))
+			return 1;
+		touch_pages(slot[j], bytes);
+		total += bytes;
+	}
+	double t = bench_now() - t0;
+	for (size_t j = 0; j < SLOTS; j++)
+		free(slot[j]);
+	gbs[0] = bench_gbs(total, t);
+	return 0;
+}
+
+/* "SIZE QUICK MI": SIZE 0 = churn; MI 1 = mimalloc must be the malloc here. */
+static int worker(const char *spec)
+{
+	unsigned long long size;
+	int quick, mi;
+	double gbs[NMODES] = { 0 };
+	if (sscanf(spec, "%llu %d %d", &size, &quick, &mi) != 3)
+		return 2;
+	if (mi != (dlsym(RTLD_DEFAULT, "mi_version") != NULL)) {
+		fprintf(stderr, "calloc worker: mimalloc %s\n", mi ? "not preloaded" : "unexpected");
+		return 1;
+	}
+	if (size ? work_size(size, quick, gbs) : work_churn(quick, gbs))
+		return 1;
+	dprintf(3, "%.6f %.6f %.6f\n", gbs[0], gbs[1], gbs[2]);
+	return 0;
+}
+
+/* ---- the parent side ---- */
+
+/* One child: this binary with `a`'s library preloaded; its figures into gbs. */
+static int run_child(const struct alloc *a, size_t size, int quick, double *gbs)
+{
+	static char exe[4096];
+	if (!exe[0] && readlink("/proc/self/exe", exe, sizeof(exe) - 1) < 0)
+		return perror("calloc: /proc/self/exe"), 1;
+	size_t n = 0;
+	while (environ[n])
+		n++;
+	char **env = calloc(n + 3, sizeof(*env));
+	char spec[96], preload[4200];
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "LD_PRELOAD=", 11) && strncmp(environ[i], WORKER_ENV "=", 25))
+			env[k++] = environ[i];
+	snprintf(spec, sizeof(spec), WORKER_ENV "=%zu %d %d", size, quick, a->lib[0] != 0);
+	env[k++] = spec;
+	if (a->lib[0]) {
+		snprintf(preload, sizeof(preload), "LD_PRELOAD=%s", a->lib);
+		env[k++] = preload;
+	}
+	int fds[2];
+	if (pipe(fds))
+		return free(env), perror("calloc: pipe"), 1;
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], 3);
+	char *argv[] = { exe, "calloc", NULL };
+	pid_t pid;
+	int rc = posix_spawn(&pid, exe, &fa, NULL, argv, env);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fds[1]);
+	free(env);
+	if (rc) {
+		close(fds[0]);
+		return fprintf(stderr, "calloc: cannot start %s: %s\n", exe, strerror(rc)), 1;
+	}
+	char line[128] = "";
+	ssize_t got = read(fds[0], line, sizeof(line) - 1);
+	close(fds[0]);
+	int status;
+	waitpid(pid, &status, 0);
+	if (got <= 0 || !WIFEXITED(status) || WEXITSTATUS(status) ||
+	    sscanf(line, "%lf %lf %lf", &gbs[0], &gbs[1], &gbs[2]) != 3)
+		return fprintf(stderr, "calloc: the %s worker failed at %zu bytes\n", a->name, size), 1;
+	return 0;
+}
+
+/* CLEARBENCH_MIMALLOC=DIR, else build/<arch>/mimalloc: DIR/{stock,patched}/libmimalloc.so,
+ * and DIR/patched-hot/ when built (CP_MIMALLOC_HOT=1). Count of allocators, 0 if missing. */
+static size_t find_allocs(struct alloc *a)
+{
+#if defined(__aarch64__)
+	const char *dir = "build/arm64/mimalloc";
+#else
+	const char *dir = "build/x86_64/mimalloc";
+#endif
+	static const char *const names[] = { "mimalloc", "mimalloc+cp", "mimalloc+cp_hot" };
+	static const char *const subdirs[] = { "stock", "patched", "patched-hot" };
+	const char *env = getenv(LIBS_ENV);
+	char path[4096];
+	size_t n = 1;
+	dir = env && *env ? env : dir;
+	a[0].name = "glibc";
+	a[0].lib[0] = 0;
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%s/libmimalloc.so", dir, subdirs[i]);
+		if (!realpath(path, a[n].lib)) {
+			if (i < 2) {
+				fprintf(stderr, "clearbench: calloc: no %s (build it with `make "
+					"consumer-mimalloc`, or set " LIBS_ENV "=DIR)\n", path);
+				return 0;
+			}
+			continue;
+		}
+		a[n++].name = names[i];
+	}
+	return n;
+}
+
+/* Median of the per-round ratios num/den, and with `spread` their min-max. */
+static void ratio_cells(struct bench_table *t, const double *num, const double *den, size_t r,
+			int spread)
+{
+	double q[MAX_ROUNDS];
+	for (size_t i = 0; i < r; i++)
+		q[i] = num[i] / den[i];
+	char cell[40];
+	bench_cell_num(t, bench_median(q, r), "%.3f");
+	snprintf(cell, sizeof(cell), "%.2f-%.2f", bench_min(q, r), bench_max(q, r));
+	if (spread)
+		bench_cell_str(t, cell);
+}
+
+int bench_calloc(const struct bench_opts *opts)
+{
+	const char *spec = getenv(WORKER_ENV);
+	if (spec && *spec)
+		return worker(spec);
+	if (bench_no_plot(opts, "calloc"))
+		return 2;
+	struct alloc a[NALLOC];
+	size_t na = find_allocs(a);
+	if (!na)
+		return 2;
+	static const size_t dflt[] = { 4096, 16384, 65536, 262144, 1 << 20, 4 << 20, 16 << 20,
+				       64 << 20, 256 << 20, 1 << 30 };
+	size_t sizes[BENCH_MAX_SIZES + 1], nsizes = opts->nsizes;
+	if (nsizes)
+		memcpy(sizes, opts->sizes, nsizes * sizeof(*sizes));
+	else
+		memcpy(sizes, dflt, sizeof(dflt)), nsizes = sizeof(dflt) / sizeof(dflt[0]);
+	sizes[nsizes++] = 0;   /* the churn row */
+	size_t rounds = opts->rounds ? opts->rounds : opts->quick ? 3 : 7;
+	rounds = rounds > MAX_ROUNDS ? MAX_ROUNDS : rounds;
+
+	const char *cols[16] = { "block", "calloc" };
+	size_t nc = 2;
+	for (size_t i = 0; i < na; i++)
+		cols[nc++] = a[i].name;
+	cols[nc++] = "cp/stock";
+	cols[nc++] = "cp/stock min-max";
+	if (na == NALLOC) {
+		cols[nc++] = "hot/stock";
+		cols[nc++] = "hot/cp";
+	}
+	struct bench_table *t = bench_table_new("calloc: GB/s, median over rounds (separate "
+						"processes, LD_PRELOAD)", BT_TEXT | BT_DATA, nc, cols);
+	uint64_t rng = 0x2545f4914f6cdd1dull;
+	int rc = 0;
+	for (size_t si = 0; si < nsizes && !rc; si++) {
+		double g[NALLOC][NMODES][MAX_ROUNDS];
+		size_t order[NALLOC] = { 0, 1, 2, 3 };
+		char blk[16];
+		if (sizes[si])
+			bench_size_str(sizes[si], blk, sizeof(blk));
+		else
+			snprintf(blk, sizeof(blk), "churn");
+		bench_progress("calloc: %s (%zu/%zu)", blk, si + 1, nsizes);
+		for (size_t r = 0; r < rounds && !rc; r++) {
+			bench_shuffle(order, na, &rng);
+			for (size_t i = 0; i < na && !rc; i++) {
+				double v[NMODES];
+				rc = run_child(&a[order[i]], sizes[si], opts->quick, v);
+				for (size_t m = 0; m < NMODES; m++)
+					g[order[i]][m][r] = v[m];
+			}
+		}
+		for (size_t m = 0; m < (sizes[si] ? NMODES : 1) && !rc; m++) {
+			bench_table_row(t);
+			bench_cell_str(t, blk);
+			bench_cell_str(t, sizes[si] ? mode_names[m] : "4K-16M mix");
+			for (size_t i = 0; i < na; i++)
+				bench_cell_num(t, bench_median(g[i][m], rounds), "%.2f");
+			ratio_cells(t, g[2][m], g[1][m], rounds, 1);
+			if (na == NALLOC) {
+				ratio_cells(t, g[3][m], g[1][m], rounds, 0);
+				ratio_cells(t, g[3][m], g[2][m], rounds, 0);
+			}
+		}
+	}
+	if (rc) {
+		bench_table_free(t);
+		return 1;
+	}
+	bench_table_print(t);
+	printf("\n");
+	bench_note("GB/s = block bytes / (calloc + first write of every page); reused+write: the "
+		   "caller then writes the whole block. fresh = blocks never freed while timed; "
+		   "cp/stock min-max = the per-round ratios; %zu rounds, allocators shuffled.", rounds);
+	struct bench_table *tables[] = { t };
+	rc = bench_write_outputs(opts, "calloc", tables, 1);
+	bench_table_free(t);
+	return rc;
+}
