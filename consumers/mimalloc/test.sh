@@ -1,9 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # consumers/mimalloc/test.sh ARCH OUTDIR [RUNNER...]
-# mimalloc's own tests (test-api, test-api-fill, test-stress) against the patched build in
-# OUTDIR (build.sh), run through RUNNER (e.g. qemu-aarch64) when given; then nm must show the
-# patched library calling into clearpages (and the stock one not). test-stress is kept short
+# mimalloc's own tests (test-api, test-api-fill, test-stress) and calloc-check.c against the
+# patched build in OUTDIR (build.sh), through RUNNER (e.g. qemu-aarch64) when given; then nm
+# must show the patched library calling into clearpages (and the stock one not). test-stress is kept short
 # under emulation: its arguments are threads, scale (% load per thread), iterations.
 set -u
 [ $# -ge 2 ] || { echo "usage: $0 ARCH OUTDIR [RUNNER...]" >&2; exit 2; }
@@ -15,14 +15,15 @@ if [ $# -gt 0 ]; then stress_args="4 10 4"; else stress_args="8 50 10"; fi
 NM=nm
 [ "$arch" = arm64 ] && [ "$(uname -m)" != aarch64 ] && NM=aarch64-linux-gnu-nm
 
-for t in api api-fill "stress $stress_args"; do
+for t in api api-fill "stress $stress_args" calloc-check; do
 	bin=$out/patched/mimalloc-test-${t%% *}
+	[ "$t" = calloc-check ] && bin=$out/patched/calloc-check
 	args=${t#"${t%% *}"}
 	# shellcheck disable=SC2086
 	if "$@" "$bin" $args >"$out/test-${t%% *}.log" 2>&1; then
-		echo "test-consumer-mimalloc: $arch: test-$t passed"
+		echo "test-consumer-mimalloc: $arch: $t passed"
 	else
-		die "test-$t exited $? (tail of $out/test-${t%% *}.log:)"; tail -5 "$out/test-${t%% *}.log"
+		die "$t exited $? (tail of $out/test-${t%% *}.log:)"; tail -5 "$out/test-${t%% *}.log"
 	fi
 done
 # test-api and test-api-fill count their own failures: insist on "failed   : 0".
