@@ -11,6 +11,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -35,64 +36,79 @@ struct alloc {
 
 /* ---- the worker (child) side ---- */
 
+/* The worker's own CPU time (user + system, page faults included): on a shared host a
+ * preempted worker must not count the time other processes ran. */
+static double cpu_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static void touch_pages(unsigned char *p, size_t bytes)
 {
 	for (size_t i = 0; i < bytes; i += CP_PAGE_SIZE)
 		((volatile unsigned char *)p)[i] = 1;
 }
 
-/* calloc + first touch of every page, as a program would use the block; s per byte. */
-static double calloc_pass(size_t bytes, int write_all, void **out)
+/* calloc + first touch of every page, as a program would use the block (write_all: the
+ * caller then fills it). NULL when calloc fails. */
+static void *calloc_use(size_t bytes, int write_all)
 {
-	double t0 = bench_now();
 	unsigned char *p = calloc(1, bytes);
-	if (!p)
-		return -1;
-	if (write_all)
-		bench_memset_zero(p, bytes);    /* the caller fills the block */
-	else
+	if (p && write_all)
+		bench_memset_zero(p, bytes);
+	else if (p)
 		touch_pages(p, bytes);
-	double t = bench_now() - t0;
-	*out = p;
-	return t;
+	return p;
+}
+
+/* Seconds for `n` passes of calloc_use + free after one untimed pass. CLOCK_THREAD_CPUTIME_ID
+ * is a system call: blocks under 1 MiB are timed as one batch, free included; larger ones
+ * one pass at a time, free (for mimalloc past 16 MiB an munmap) left out. */
+static double reuse_passes(size_t bytes, size_t n, int write_all)
+{
+	double t = 0, t0 = 0;
+	for (size_t i = 0; i <= n; i++) {
+		if (i == 1 || (i && bytes >= (1u << 20)))
+			t0 = cpu_now();
+		void *p = calloc_use(bytes, write_all);
+		if (!p)
+			return -1;
+		if (i && bytes >= (1u << 20))
+			t += cpu_now() - t0;
+		free(p);
+	}
+	return bytes >= (1u << 20) ? t : cpu_now() - t0;
 }
 
 /* Three GB/s figures for one size: fresh blocks (never freed while timed), then reused and
- * reused+write (calloc after a free of the same size, one warm-up pass). Past 16 MiB
- * mimalloc gives a freed block back to the OS, so its "reused" block is fresh too. */
+ * reused+write (calloc after a free of the same size). Past 16 MiB mimalloc gives a freed
+ * block back to the OS, so its "reused" block is fresh too. */
 static int work_size(size_t bytes, int quick, double *gbs)
 {
 	size_t budget = quick ? (8u << 20) : (64u << 20);
 	size_t nfresh = budget / bytes ? budget / bytes : 1, nreps = nfresh < 2 ? 2 : nfresh;
 	void **blocks = malloc(nfresh * sizeof(*blocks));
-	double t = 0;
 	if (!blocks)
 		return 1;
 	/* one-time start-up (the allocator's, clearpages' dispatch) stays out of the figures:
 	 * a block of a size class no default size uses */
 	free(calloc(1, 5000));
-	for (size_t i = 0; i < nfresh; i++) {
-		double s = calloc_pass(bytes, 0, &blocks[i]);
-		if (s < 0)
+	double t0 = cpu_now();
+	for (size_t i = 0; i < nfresh; i++)
+		if (!(blocks[i] = calloc_use(bytes, 0)))
 			return 1;
-		t += s;
-	}
+	double t = cpu_now() - t0;
 	for (size_t i = 0; i < nfresh; i++)
 		free(blocks[i]);
+	free(blocks);
 	gbs[0] = bench_gbs(bytes * nfresh, t);
 	for (int m = 1; m < NMODES; m++) {
-		t = 0;
-		for (size_t i = 0; i <= nreps; i++) {
-			void *p;
-			double s = calloc_pass(bytes, m == 2, &p);
-			if (s < 0)
-				return 1;
-			t += i ? s : 0;             /* one warm-up pass */
-			free(p);
-		}
+		if ((t = reuse_passes(bytes, nreps, m == 2)) < 0)
+			return 1;
 		gbs[m] = bench_gbs(bytes * nreps, t);
 	}
-	free(blocks);
 	return 0;
 }
 
@@ -104,7 +120,7 @@ static int work_churn(int quick, double *gbs)
 	void *slot[SLOTS] = { 0 };
 	uint64_t rng = 0x9e3779b97f4a7c15ull;
 	size_t total = 0, target = quick ? (64u << 20) : ((size_t)4 << 30);
-	double t0 = bench_now();
+	double t0 = cpu_now();
 	while (total < target) {
 		uint64_t r = bench_random(&rng);
 		size_t j = r % SLOTS, shift = 12 + (r >> 8) % 13;
@@ -116,7 +132,7 @@ static int work_churn(int quick, double *gbs)
 		touch_pages(slot[j], bytes);
 		total += bytes;
 	}
-	double t = bench_now() - t0;
+	double t = cpu_now() - t0;
 	for (size_t j = 0; j < SLOTS; j++)
 		free(slot[j]);
 	gbs[0] = bench_gbs(total, t);
@@ -311,7 +327,8 @@ int bench_calloc(const struct bench_opts *opts)
 	}
 	bench_table_print(t);
 	printf("\n");
-	bench_note("GB/s = block bytes / (calloc + first write of every page); reused+write: the "
+	bench_note("GB/s = block bytes / CPU time (user + sys, page faults included) of calloc + "
+		   "first write of every page; reused+write: the "
 		   "caller then writes the whole block. fresh = blocks never freed while timed; "
 		   "cp/stock min-max = the per-round ratios; %zu rounds, allocators shuffled.", rounds);
 	struct bench_table *tables[] = { t };
