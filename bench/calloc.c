@@ -22,7 +22,7 @@ extern char **environ;
 
 #define WORKER_ENV   "CLEARBENCH_CALLOC_WORKER"
 #define LIBS_ENV     "CLEARBENCH_MIMALLOC"
-#define NALLOC       4             /* glibc, stock, patched, patched-hot */
+#define NALLOC       5             /* glibc, stock, patched, then the optional variants */
 #define NMODES       3             /* fresh, reused, written */
 #define MAX_ROUNDS   64
 #define CHURN_MAX    ((size_t)16 << 20)
@@ -209,7 +209,8 @@ static int run_child(const struct alloc *a, size_t size, int quick, double *gbs)
 }
 
 /* CLEARBENCH_MIMALLOC=DIR, else build/<arch>/mimalloc: DIR/{stock,patched}/libmimalloc.so,
- * and DIR/patched-hot/ when built (CP_MIMALLOC_HOT=1). Count of allocators, 0 if missing. */
+ * and DIR/patched-hot/, DIR/patched-fresh/ when built (build.sh, CP_MIMALLOC_VARIANTS).
+ * Count of allocators, 0 if a required one is missing. */
 static size_t find_allocs(struct alloc *a)
 {
 #if defined(__aarch64__)
@@ -217,15 +218,16 @@ static size_t find_allocs(struct alloc *a)
 #else
 	const char *dir = "build/x86_64/mimalloc";
 #endif
-	static const char *const names[] = { "mimalloc", "mimalloc+cp", "mimalloc+cp_hot" };
-	static const char *const subdirs[] = { "stock", "patched", "patched-hot" };
+	/* the optional variants: build.sh with CP_MIMALLOC_VARIANTS */
+	static const char *const names[] = { "mimalloc", "mimalloc+cp", "+cp_hot", "+cp+fresh0" };
+	static const char *const subdirs[] = { "stock", "patched", "patched-hot", "patched-fresh" };
 	const char *env = getenv(LIBS_ENV);
 	char path[4096];
 	size_t n = 1;
 	dir = env && *env ? env : dir;
 	a[0].name = "glibc";
 	a[0].lib[0] = 0;
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < NALLOC - 1; i++) {
 		snprintf(path, sizeof(path), "%s/%s/libmimalloc.so", dir, subdirs[i]);
 		if (!realpath(path, a[n].lib)) {
 			if (i < 2) {
@@ -252,6 +254,66 @@ static void ratio_cells(struct bench_table *t, const double *num, const double *
 	snprintf(cell, sizeof(cell), "%.2f-%.2f", bench_min(q, r), bench_max(q, r));
 	if (spread)
 		bench_cell_str(t, cell);
+}
+
+/* Clear then write on reused (faulted-in) memory, no allocator: what calloc's caller does
+ * next decides between the temporal (hot) and the non-temporal (cold) kernel. */
+enum { CTW_HOT, CTW_COLD, CTW_AUTO, CTW_MEMSET, NCTW };
+
+static void clear_then_write(int how, void *buf, size_t bytes)
+{
+	size_t np = bytes / CP_PAGE_SIZE;
+	if (how == CTW_HOT)
+		cp_clear_pages_hot(buf, np);
+	else if (how == CTW_COLD)
+		cp_clear_pages_cold(buf, np);
+	else if (how == CTW_AUTO)
+		cp_clear(buf, bytes);
+	else
+		bench_memset_zero(buf, bytes);
+	memset(buf, 0x5a, bytes);
+}
+
+static struct bench_table *ctw_table(const struct bench_opts *opts, const size_t *sizes,
+				     size_t nsizes, size_t rounds)
+{
+	static const char *const cols[] = { "block", "hot", "cold", "cp_clear", "memset",
+					    "hot/cold", "hot/cold min-max" };
+	size_t top = 0, budget = opts->quick ? (8u << 20) : (64u << 20);
+	for (size_t i = 0; i < nsizes; i++)
+		top = sizes[i] > top ? sizes[i] : top;
+	unsigned char *buf = top ? bench_map(top) : NULL;
+	if (!buf)
+		return NULL;
+	struct bench_table *t = bench_table_new("clear then write (reused memory, no allocator): "
+						"GB/s of the clear + write, median", BT_TEXT | BT_DATA,
+						7, cols);
+	uint64_t rng = 0x853c49e6748fea9bull;
+	for (size_t si = 0; si < nsizes; si++) {
+		size_t bytes = sizes[si], reps = budget / bytes ? budget / bytes : 1;
+		double g[NCTW][MAX_ROUNDS];
+		size_t order[NCTW] = { 0, 1, 2, 3 };
+		if (!bytes)
+			continue;
+		for (size_t r = 0; r < rounds; r++) {
+			bench_shuffle(order, NCTW, &rng);
+			for (size_t i = 0; i < NCTW; i++) {
+				clear_then_write((int)order[i], buf, bytes);   /* warm-up */
+				double t0 = cpu_now();
+				for (size_t k = 0; k < reps; k++)
+					clear_then_write((int)order[i], buf, bytes);
+				g[order[i]][r] = bench_gbs(bytes * reps, cpu_now() - t0);
+			}
+		}
+		char blk[16];
+		bench_table_row(t);
+		bench_cell_str(t, bench_size_str(bytes, blk, sizeof(blk)));
+		for (size_t i = 0; i < NCTW; i++)
+			bench_cell_num(t, bench_median(g[i], rounds), "%.2f");
+		ratio_cells(t, g[CTW_HOT], g[CTW_COLD], rounds, 1);
+	}
+	bench_unmap(buf, top);
+	return t;
 }
 
 int bench_calloc(const struct bench_opts *opts)
@@ -282,9 +344,10 @@ int bench_calloc(const struct bench_opts *opts)
 		cols[nc++] = a[i].name;
 	cols[nc++] = "cp/stock";
 	cols[nc++] = "cp/stock min-max";
-	if (na == NALLOC) {
-		cols[nc++] = "hot/stock";
-		cols[nc++] = "hot/cp";
+	char extra_cols[NALLOC][32];
+	for (size_t i = 3; i < na; i++) {
+		snprintf(extra_cols[i], sizeof(extra_cols[i]), "%s/stock", a[i].name + 1);
+		cols[nc++] = extra_cols[i];
 	}
 	struct bench_table *t = bench_table_new("calloc: GB/s, median over rounds (separate "
 						"processes, LD_PRELOAD)", BT_TEXT | BT_DATA, nc, cols);
@@ -292,7 +355,7 @@ int bench_calloc(const struct bench_opts *opts)
 	int rc = 0;
 	for (size_t si = 0; si < nsizes && !rc; si++) {
 		double g[NALLOC][NMODES][MAX_ROUNDS];
-		size_t order[NALLOC] = { 0, 1, 2, 3 };
+		size_t order[NALLOC] = { 0, 1, 2, 3, 4 };
 		char blk[16];
 		if (sizes[si])
 			bench_size_str(sizes[si], blk, sizeof(blk));
@@ -315,24 +378,32 @@ int bench_calloc(const struct bench_opts *opts)
 			for (size_t i = 0; i < na; i++)
 				bench_cell_num(t, bench_median(g[i][m], rounds), "%.2f");
 			ratio_cells(t, g[2][m], g[1][m], rounds, 1);
-			if (na == NALLOC) {
-				ratio_cells(t, g[3][m], g[1][m], rounds, 0);
-				ratio_cells(t, g[3][m], g[2][m], rounds, 0);
-			}
+			for (size_t i = 3; i < na; i++)
+				ratio_cells(t, g[i][m], g[1][m], rounds, 0);
 		}
 	}
 	if (rc) {
 		bench_table_free(t);
 		return 1;
 	}
+	struct bench_table *ctw = ctw_table(opts, sizes, nsizes, rounds);
+	if (!ctw) {
+		bench_table_free(t);
+		return 1;
+	}
 	bench_table_print(t);
 	printf("\n");
+	bench_table_print(ctw);
+	printf("\n");
 	bench_note("GB/s = block bytes / CPU time (user + sys, page faults included) of calloc + "
-		   "first write of every page; reused+write: the "
-		   "caller then writes the whole block. fresh = blocks never freed while timed; "
-		   "cp/stock min-max = the per-round ratios; %zu rounds, allocators shuffled.", rounds);
-	struct bench_table *tables[] = { t };
-	rc = bench_write_outputs(opts, "calloc", tables, 1);
+		   "first write of every page; reused+write: the caller then writes the whole block. "
+		   "fresh = blocks never freed while timed; cp/stock min-max = the per-round ratios; "
+		   "%zu rounds, allocators shuffled.", rounds);
+	bench_note("clear then write: cp_clear_pages_hot / _cold / cp_clear / memset, then "
+		   "memset(0x5a) over the block, in one mapping faulted in beforehand.");
+	struct bench_table *tables[] = { t, ctw };
+	rc = bench_write_outputs(opts, "calloc", tables, 2);
 	bench_table_free(t);
+	bench_table_free(ctw);
 	return rc;
 }

@@ -5,7 +5,7 @@
 #   OUTDIR/stock    as Debian ships it
 #   OUTDIR/patched  with clearpages.patch: zeroing of blocks >= 4 KiB through cp_clear, the
 #                   drop-in CLEARPAGES_O linked into libmimalloc.so
-# and, with CP_MIMALLOC_HOT=1, OUTDIR/patched-hot (cp_clear_pages_hot; hot-experiment.patch).
+# and the variants named in CP_MIMALLOC_VARIANTS (below).
 # Each has libmimalloc.so, libmimalloc.a and the test programs mimalloc-test-{api,api-fill,stress}.
 # Rebuilds only what changed (cmake's own dependency tracking).
 set -eu
@@ -45,23 +45,26 @@ build() {  # NAME SOURCE [extra cmake args]
 	echo "mimalloc-build: $arch $name in $out/$name"
 }
 
-with_cp() {  # cmake arguments that compile in MI_USE_CLEARPAGES and link the drop-in
-	echo "-DCMAKE_C_FLAGS=-DMI_USE_CLEARPAGES -I$root/include"
-	echo "-DCMAKE_SHARED_LINKER_FLAGS=$cpo -Wl,--version-script=$here/hide-clearpages.map"
-}
+# cmake arguments that compile in MI_USE_CLEARPAGES and link the drop-in
+cp_cflags="-DCMAKE_C_FLAGS=-DMI_USE_CLEARPAGES -I$root/include"
+cp_ldflags="-DCMAKE_SHARED_LINKER_FLAGS=$cpo -Wl,--version-script=$here/hide-clearpages.map"
 
 build stock "$src"
-IFS='
-'
-# shellcheck disable=SC2046
-build patched "$(patched_tree patched "$here/clearpages.patch")" $(with_cp)
-if [ "${CP_MIMALLOC_HOT:-0}" = 1 ]; then
-	# shellcheck disable=SC2046
-	build patched-hot "$(patched_tree patched-hot "$here/clearpages.patch" "$here/hot-experiment.patch")" $(with_cp)
-fi
+build patched "$(patched_tree patched "$here/clearpages.patch")" "$cp_cflags" "$cp_ldflags"
+# Variants for clearbench calloc only (CP_MIMALLOC_VARIANTS="hot fresh"): patched-hot zeroes
+# through cp_clear_pages_hot; patched-fresh also skips zeroing a huge block fresh from the OS.
+for v in ${CP_MIMALLOC_VARIANTS:-}; do
+	case $v in
+	hot|fresh) ;;
+	*) echo "mimalloc-build: unknown variant '$v' (hot, fresh)" >&2; exit 2 ;;
+	esac
+	pv=hot-experiment; [ "$v" = fresh ] && pv=fresh-zero
+	build "patched-$v" "$(patched_tree "patched-$v" "$here/clearpages.patch" "$here/$pv.patch")" \
+	    "$cp_cflags" "$cp_ldflags"
+done
 # calloc-check against each build: mimalloc's own tests never zero-check a reused block of 4 KiB
 # or more, the only blocks the patch changes.
-for v in stock patched; do
+for v in stock patched $(for x in ${CP_MIMALLOC_VARIANTS:-}; do echo "patched-$x"; done); do
 	${CC:-cc} -O2 -Wall -Wextra -I"$src/include" -o "$out/$v/calloc-check" "$here/calloc-check.c" \
 	    -L"$out/$v" -Wl,-rpath,"$out/$v" -lmimalloc
 done
