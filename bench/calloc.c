@@ -209,7 +209,7 @@ static int run_child(const struct alloc *a, size_t size, int quick, double *gbs)
 }
 
 /* CLEARBENCH_MIMALLOC=DIR, else build/<arch>/mimalloc: DIR/{stock,patched}/libmimalloc.so,
- * and DIR/patched-hot/, DIR/patched-fresh/ when built (build.sh, CP_MIMALLOC_VARIANTS).
+ * and DIR/patched-cponly/, DIR/patched-hot/ when built (build.sh, CP_MIMALLOC_VARIANTS).
  * Count of allocators, 0 if a required one is missing. */
 static size_t find_allocs(struct alloc *a)
 {
@@ -219,8 +219,8 @@ static size_t find_allocs(struct alloc *a)
 	const char *dir = "build/x86_64/mimalloc";
 #endif
 	/* the optional variants: build.sh with CP_MIMALLOC_VARIANTS */
-	static const char *const names[] = { "mimalloc", "mimalloc+cp", "+cp_hot", "+cp+fresh0" };
-	static const char *const subdirs[] = { "stock", "patched", "patched-hot", "patched-fresh" };
+	static const char *const names[] = { "mimalloc", "mimalloc+cp", "+cp_only", "+cp_hot" };
+	static const char *const subdirs[] = { "stock", "patched", "patched-cponly", "patched-hot" };
 	const char *env = getenv(LIBS_ENV);
 	char path[4096];
 	size_t n = 1;

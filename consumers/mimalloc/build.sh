@@ -3,8 +3,9 @@
 # consumers/mimalloc/build.sh ARCH CLEARPAGES_O OUTDIR
 # Build Debian 12's mimalloc (fetched by fetch.sh) with its own CMake, twice:
 #   OUTDIR/stock    as Debian ships it
-#   OUTDIR/patched  with clearpages.patch: zeroing of blocks >= 4 KiB through cp_clear, the
-#                   drop-in CLEARPAGES_O linked into libmimalloc.so
+#   OUTDIR/patched  with clearpages.patch (zeroing of blocks >= 4 KiB through cp_clear, the
+#                   drop-in CLEARPAGES_O linked into libmimalloc.so) and fresh-zero.patch (a huge
+#                   block fresh from the OS is not zeroed again)
 # and the variants named in CP_MIMALLOC_VARIANTS (below).
 # Each has libmimalloc.so, libmimalloc.a and the test programs mimalloc-test-{api,api-fill,stress}.
 # Rebuilds only what changed (cmake's own dependency tracking).
@@ -21,15 +22,16 @@ out=$(realpath "$out")
 toolchain=
 [ "$arch" = arm64 ] && [ "$(uname -m)" != aarch64 ] && toolchain="-DCMAKE_TOOLCHAIN_FILE=$here/aarch64-linux-gnu.cmake"
 
-# A patched copy of the source, remade when a patch is newer than it.
+# A patched copy of the source, remade when its list of patches changed or one is newer.
 patched_tree() {  # NAME PATCH...
 	tree=$out/src-$1; shift
 	stamp=$tree/.patched
+	[ -f "$stamp" ] && [ "$(cat "$stamp")" != "$*" ] && rm -f "$stamp"
 	for p in "$@"; do [ -f "$stamp" ] && [ "$p" -nt "$stamp" ] && rm -f "$stamp"; done
 	if [ ! -f "$stamp" ]; then
 		rm -rf "$tree"; cp -r "$src" "$tree"
 		for p in "$@"; do patch -s -p1 -d "$tree" <"$p"; done
-		touch "$stamp"
+		echo "$*" >"$stamp"
 	fi
 	echo "$tree"
 }
@@ -50,17 +52,20 @@ cp_cflags="-DCMAKE_C_FLAGS=-DMI_USE_CLEARPAGES -I$root/include"
 cp_ldflags="-DCMAKE_SHARED_LINKER_FLAGS=$cpo -Wl,--version-script=$here/hide-clearpages.map"
 
 build stock "$src"
-build patched "$(patched_tree patched "$here/clearpages.patch")" "$cp_cflags" "$cp_ldflags"
-# Variants for clearbench calloc only (CP_MIMALLOC_VARIANTS="hot fresh"): patched-hot zeroes
-# through cp_clear_pages_hot; patched-fresh also skips zeroing a huge block fresh from the OS.
+patches="$here/clearpages.patch $here/fresh-zero.patch"
+# shellcheck disable=SC2086
+build patched "$(patched_tree patched $patches)" "$cp_cflags" "$cp_ldflags"
+# Variants for clearbench calloc only (CP_MIMALLOC_VARIANTS="cponly hot"): patched-cponly is
+# clearpages.patch alone (fresh huge blocks zeroed again, through cp_clear); patched-hot
+# zeroes through cp_clear_pages_hot instead of cp_clear.
 for v in ${CP_MIMALLOC_VARIANTS:-}; do
 	case $v in
-	hot|fresh) ;;
-	*) echo "mimalloc-build: unknown variant '$v' (hot, fresh)" >&2; exit 2 ;;
+	cponly) vp="$here/clearpages.patch" ;;
+	hot) vp="$patches $here/hot-experiment.patch" ;;
+	*) echo "mimalloc-build: unknown variant '$v' (cponly, hot)" >&2; exit 2 ;;
 	esac
-	pv=hot-experiment; [ "$v" = fresh ] && pv=fresh-zero
-	build "patched-$v" "$(patched_tree "patched-$v" "$here/clearpages.patch" "$here/$pv.patch")" \
-	    "$cp_cflags" "$cp_ldflags"
+	# shellcheck disable=SC2086
+	build "patched-$v" "$(patched_tree "patched-$v" $vp)" "$cp_cflags" "$cp_ldflags"
 done
 # calloc-check against each build: mimalloc's own tests never zero-check a reused block of 4 KiB
 # or more, the only blocks the patch changes.
