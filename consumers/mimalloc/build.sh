@@ -27,7 +27,7 @@ patched_tree() {  # NAME PATCH...
 	tree=$out/src-$1; shift
 	stamp=$tree/.patched
 	[ -f "$stamp" ] && [ "$(cat "$stamp")" != "$*" ] && rm -f "$stamp"
-	for p in "$@"; do [ -f "$stamp" ] && [ "$p" -nt "$stamp" ] && rm -f "$stamp"; done
+	for p in "$@"; do [ -f "$stamp" ] && [ -n "$(find "$p" -newer "$stamp")" ] && rm -f "$stamp"; done
 	if [ ! -f "$stamp" ]; then
 		rm -rf "$tree"; cp -r "$src" "$tree"
 		for p in "$@"; do patch -s -p1 -d "$tree" <"$p"; done

@@ -12,7 +12,7 @@ start=$(date +%s)
 fail=0
 die() { echo "test-consumer-mimalloc: $arch: FAIL: $*"; fail=1; }
 if [ $# -gt 0 ]; then stress_args="4 10 4"; else stress_args="8 50 10"; fi
-NM=nm
+NM="nm"
 [ "$arch" = arm64 ] && [ "$(uname -m)" != aarch64 ] && NM=aarch64-linux-gnu-nm
 
 # calloc-check twice: the second time with an arena, where a freed huge block is reused (dirty)
