@@ -46,6 +46,9 @@ static void usage(FILE *f)
 "  --batch N          pages per call for fault's batched order (default 64)\n"
 "  --random-fault     fault: a random fault index instead of 0\n"
 "  --hugetlb          fault: MAP_HUGETLB instead of THP (needs vm.nr_hugepages)\n"
+"  --out FILE         tune: save the profile there (default: print it only)\n"
+"  --force            tune: save it even when verify does not pass\n"
+"  --install          tune: install it as the system profile (root, verify passed)\n"
 "  --help             this text\n"
 "Figures are medians over rounds that visit the contenders in a new random\n"
 "order each time, each warmed up first; GB/s is 10^9 bytes per second.\n");
@@ -134,7 +137,7 @@ static int detect_emulation(void)
 static int parse_args(int argc, char **argv, struct bench_opts *o, const struct scenario **sc)
 {
 	enum { O_QUICK = 256, O_CSV, O_JSON, O_PLOT, O_KERNEL, O_THREADS, O_SIZES, O_ROUNDS,
-	       O_REGION, O_BATCH, O_RANDOM, O_HUGETLB, O_HELP };
+	       O_REGION, O_BATCH, O_RANDOM, O_HUGETLB, O_OUT, O_FORCE, O_INSTALL, O_HELP };
 	static const struct option longopts[] = {
 		{ "quick", no_argument, 0, O_QUICK },     { "csv", required_argument, 0, O_CSV },
 		{ "json", required_argument, 0, O_JSON }, { "plot", required_argument, 0, O_PLOT },
@@ -146,6 +149,8 @@ static int parse_args(int argc, char **argv, struct bench_opts *o, const struct 
 		{ "batch", required_argument, 0, O_BATCH },
 		{ "random-fault", no_argument, 0, O_RANDOM },
 		{ "hugetlb", no_argument, 0, O_HUGETLB }, { "help", no_argument, 0, O_HELP },
+		{ "out", required_argument, 0, O_OUT }, { "force", no_argument, 0, O_FORCE },
+		{ "install", no_argument, 0, O_INSTALL },
 		{ 0, 0, 0, 0 }
 	};
 	unsigned long v;
@@ -162,6 +167,9 @@ static int parse_args(int argc, char **argv, struct bench_opts *o, const struct 
 		case O_REGION: rc = parse_extent("--region", optarg, &o->region); break;
 		case O_RANDOM: o->random_fault = 1; break;
 		case O_HUGETLB: o->hugetlb = 1; break;
+		case O_OUT: o->out_path = optarg; break;
+		case O_FORCE: o->force = 1; break;
+		case O_INSTALL: o->install = 1; break;
 		case O_THREADS:
 			if (!(rc = parse_count("--threads", optarg, 1024, &v)))
 				o->threads = (unsigned)v;
@@ -191,6 +199,9 @@ static int parse_args(int argc, char **argv, struct bench_opts *o, const struct 
 		if (++optind < argc)
 			return bad("argument", argv[optind], "unexpected (one scenario at a time)");
 	}
+	if ((o->out_path || o->force || o->install) && strcmp((*sc)->name, "tune"))
+		return bad("option", o->out_path ? "--out" : o->force ? "--force" : "--install",
+			   "for tune only");
 	return 0;
 }
 

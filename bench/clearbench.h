@@ -33,6 +33,9 @@ struct bench_opts {
 	int random_fault;          /* --random-fault */
 	int hugetlb;               /* --hugetlb */
 	int emulated;              /* figures come from an emulator: meaningless */
+	const char *out_path;      /* tune --out FILE, or NULL */
+	int force;                 /* tune --force: write what verify refused */
+	int install;               /* tune --install: the system profile */
 };
 
 /* Scenarios: int bench_<name>(const struct bench_opts *); 0 or an exit status. */
