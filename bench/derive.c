@@ -3,14 +3,16 @@
  * The band derivation (derive.h): an exact dynamic programme over the
  * measured sizes. A band list is a kernel per measured size that changes at
  * most max_bands - 1 times; its score is, summed over the sizes,
- *   1                          where the pick is level with the best kernel
- *                              (their intervals overlap: no measured difference)
- *   pick median / best median  elsewhere
+ *   1                          for the defaults' kernel where it is level with
+ *                              the best (intervals overlap: no measured loss)
+ *   pick median / best median  everywhere else
  * minus band_cost for every band beyond the count the defaults use over the
  * same sizes (so the defaults' own shape is never penalised). Every size
  * counts the same, whatever its GB/s. Among equal scores the plan that agrees
  * with the defaults at the most sizes wins, then the higher sum of median
- * ratios: a draw goes to the defaults, never to noise.
+ * ratios: a draw goes to the defaults. Only the defaults get the benefit of
+ * the doubt: a kernel credited for being level with the best would win by
+ * being noisy (a wide interval overlaps everything).
  *
  * Boundaries: a band starts at the measured size where its kernel is first
  * picked, so an extent between two measured sizes keeps the kernel of the
@@ -33,7 +35,7 @@ struct score {
 
 static int better(struct score a, struct score b)
 {
-	if (fabs(a.speed - b.speed) > SPEED_EPS)
+	if (a.speed - b.speed > SPEED_EPS || b.speed - a.speed > SPEED_EPS)
 		return a.speed > b.speed;
 	if (a.agree != b.agree)
 		return a.agree > b.agree;
@@ -45,13 +47,19 @@ static struct score add(struct score a, struct score b)
 	return (struct score){ a.speed + b.speed, a.agree + b.agree, a.ratios + b.ratios };
 }
 
+/* derive.c needs no libm: the Criterion suite links without it. */
+static double larger(double a, double b)
+{
+	return a > b ? a : b;
+}
+
 /* One cell's interval, widened to the noise floor. */
 static void interval(const struct derive_input *in, size_t i, size_t k, double *lo, double *hi)
 {
 	const struct derive_cell *c = &in->cell[i][k];
-	double m = c->median;
-	*lo = c->lo > 0 && c->lo < m * (1 - in->noise_floor) ? c->lo : m * (1 - in->noise_floor);
-	*hi = c->hi > m * (1 + in->noise_floor) ? c->hi : m * (1 + in->noise_floor);
+	double m = c->median, f = larger(in->noise_floor, in->size_noise[i]);
+	*lo = c->lo > 0 && c->lo < m * (1 - f) ? c->lo : m * (1 - f);
+	*hi = c->hi > m * (1 + f) ? c->hi : m * (1 + f);
 }
 
 static int level(const struct derive_input *in, size_t i, size_t a, size_t b)
@@ -72,7 +80,8 @@ static int valid(const struct derive_input *in)
 	for (size_t i = 0; i < in->nsizes; i++) {
 		if (in->pages[i] == 0 || (i && in->pages[i] <= in->pages[i - 1]))
 			return 0;
-		if (in->default_kernel[i] < -1 || in->default_kernel[i] >= (int)in->nkernels)
+		if (in->default_kernel[i] < -1 || in->default_kernel[i] >= (int)in->nkernels ||
+		    !(in->size_noise[i] >= 0 && in->size_noise[i] < 1))
 			return 0;
 		for (size_t k = 0; k < in->nkernels; k++) {
 			const struct derive_cell *c = &in->cell[i][k];
@@ -110,8 +119,9 @@ struct table {
 static struct score cell_score(const struct derive_input *in, size_t i, size_t k, int best)
 {
 	double r = in->cell[i][k].median / in->cell[i][best].median;
-	return (struct score){ level(in, i, k, (size_t)best) ? 1.0 : r,
-			       in->default_kernel[i] == (int)k, r };
+	int is_default = in->default_kernel[i] == (int)k;
+	return (struct score){ is_default && level(in, i, k, (size_t)best) ? 1.0 : r,
+			       is_default, r };
 }
 
 static void fill(const struct derive_input *in, const int *best, struct table *t)
@@ -199,10 +209,13 @@ int derive_bands(const struct derive_input *in, struct derive_result *out)
 			r.band[r.nbands++].kernel = p;
 		}
 		r.ratio[i] = in->cell[i][p].median / in->cell[i][r.best[i]].median;
+		/* the rivals of the pick: the defaults' kernel, the picks next to it
+		 * (a band boundary moves), any faster median */
 		uint32_t mask = 0;
 		for (size_t k = 0; k < nk; k++)
 			if ((int)k != p && level(in, i, k, (size_t)p) &&
-			    ((int)k == in->default_kernel[i] ||
+			    ((int)k == in->default_kernel[i] || (i && (int)k == r.pick[i - 1]) ||
+			     (i + 1 < n && (int)k == r.pick[i + 1]) ||
 			     in->cell[i][k].median > in->cell[i][p].median))
 				mask |= (uint32_t)1 << k;
 		if (mask) {

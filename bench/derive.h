@@ -36,6 +36,10 @@ struct derive_input {
 	/* Intervals narrower than median * (1 +- noise_floor) are widened to it:
 	 * differences below it do not repeat from run to run. */
 	double noise_floor;
+	/* Per size, relative, 0: none: how far one kernel measured twice in the
+	 * same rounds disagreed with itself there; it raises the floor at that
+	 * size (drift on a shared host that the interval of one cell misses). */
+	double size_noise[DERIVE_MAX_SIZES];
 };
 
 struct derive_band {
@@ -50,17 +54,19 @@ struct derive_result {
 	int best[DERIVE_MAX_SIZES];          /* the highest median there */
 	double ratio[DERIVE_MAX_SIZES];      /* pick's median / best's median */
 	/* Uncertain decisions: at size i the pick is level (intervals overlap)
-	 * with the kernels in remeasure[i] (bit k: kernel k, the pick included),
-	 * which are the default or have a higher median. 0: settled. */
+	 * with the kernels in remeasure[i] (bit k: kernel k, the pick included):
+	 * the defaults' kernel, the pick at a neighbouring size, or any with a
+	 * higher median. 0: settled. */
 	uint32_t remeasure[DERIVE_MAX_SIZES];
 	size_t nuncertain;
 	size_t default_bands;                /* the defaults' band count over the sizes */
 };
 
 /* The band list that maximises the sum over measured sizes of the pick's
- * speed relative to the best there (1 where level with it) minus band_cost per
- * band beyond the defaults' count; ties go to the defaults' kernel. 0, or -1
- * for input it cannot use (then *out is untouched). */
+ * speed relative to the best there (1 for the defaults' kernel where it is
+ * level with the best) minus band_cost per band beyond the defaults' count;
+ * ties go to the defaults' kernel. 0, or -1 for input it cannot use (then
+ * *out is untouched). */
 int derive_bands(const struct derive_input *in, struct derive_result *out);
 
 /* "0", "8k", "64M", "1G": the largest of k/M/G (powers of 1024) that divides. */

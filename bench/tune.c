@@ -69,24 +69,35 @@ static struct derive_cell cell_of(const double *seconds, size_t n, size_t bytes)
 				     bench_gbs(bytes, s[slow]), bench_gbs(bytes, s[fast]) };
 }
 
-/* The kernels in `mask` at size i, rounds scaled by `factor`. */
+/* The kernels in `mask` at size i, rounds scaled by `factor`. With `twin`,
+ * the defaults' kernel runs twice: how far its two medians differ is the
+ * size's noise (derive.h). */
 static void measure_size(const struct bench_opts *opts, void *buf, struct tune *t, size_t i,
-			 uint32_t mask, size_t factor)
+			 uint32_t mask, size_t factor, int twin)
 {
-	struct bench_contender c[DERIVE_MAX_KERNELS];
+	struct bench_contender c[DERIVE_MAX_KERNELS + 1];
 	size_t idx[DERIVE_MAX_KERNELS], n = 0, bytes = t->in.pages[i] * CP_PAGE_SIZE;
 	for (size_t k = 0; k < t->in.nkernels; k++)
 		if (mask >> k & 1) {
 			bench_contender_batched(&c[n], t->k[k], 0, 0);
 			idx[n++] = k;
 		}
+	int def = t->in.default_kernel[i];
+	twin = twin && def >= 0;
+	if (twin)
+		bench_contender_batched(&c[n], t->k[def], 0, 0);
 	struct bench_rounds cfg = bench_rounds_for(opts, bytes);
 	cfg.rounds *= factor;
-	double *samples = bench_sample(c, n, buf, bytes, &cfg);
+	double *samples = bench_sample(c, n + (size_t)twin, buf, bytes, &cfg);
 	for (size_t j = 0; j < n; j++) {
 		t->in.cell[i][idx[j]] = cell_of(&samples[j * cfg.rounds], cfg.rounds, bytes);
 		t->rounds[i][idx[j]] = cfg.rounds;
 		t->remeasured[i][idx[j]] = factor > 1;
+	}
+	if (twin) {
+		double a = t->in.cell[i][def].median;
+		double b = cell_of(&samples[n * cfg.rounds], cfg.rounds, bytes).median;
+		t->in.size_noise[i] = fmin(fabs(a - b) / fmax(a, b), 0.5);
 	}
 	free(samples);
 }
@@ -99,6 +110,25 @@ static int index_of(const struct tune *t, const struct cp_kernel *k)
 	return -1;
 }
 
+/* derive.c starts a band at the measured size where its kernel is first
+ * picked. Where that switch is the defaults' own (the defaults' kernel on both
+ * sides), the extents between the two sizes follow the defaults too: the
+ * boundary moves down to where the defaults switch. */
+static void follow_default_boundaries(const struct tune *t, struct derive_result *r)
+{
+	for (size_t b = 1, i = 1; b < r->nbands; b++) {
+		while (t->in.pages[i] != r->band[b].from_pages)
+			i++;
+		int before = r->pick[i - 1], after = r->pick[i];
+		if (before != t->in.default_kernel[i - 1] || after != t->in.default_kernel[i])
+			continue;
+		size_t p = t->in.pages[i];
+		while (p - 1 > t->in.pages[i - 1] && cp_kernel_for(p - 1) == t->k[after])
+			p--;
+		r->band[b].from_pages = p;
+	}
+}
+
 /* Measure, derive, re-measure what is level, derive again. */
 static int fit(const struct bench_opts *opts, void *buf, struct tune *t, struct derive_result *r)
 {
@@ -107,7 +137,7 @@ static int fit(const struct bench_opts *opts, void *buf, struct tune *t, struct 
 	for (size_t i = 0; i < t->in.nsizes; i++) {
 		bench_progress("tune: %s (%zu/%zu)", bench_size_str(t->in.pages[i] * CP_PAGE_SIZE,
 				ext, sizeof(ext)), i + 1, t->in.nsizes);
-		measure_size(opts, buf, t, i, all, 1);
+		measure_size(opts, buf, t, i, all, 1, 1);
 	}
 	if (derive_bands(&t->in, r))
 		return -1;
@@ -115,16 +145,18 @@ static int fit(const struct bench_opts *opts, void *buf, struct tune *t, struct 
 		if (r->remeasure[i]) {
 			bench_progress("tune: re-measuring %s", bench_size_str(
 				t->in.pages[i] * CP_PAGE_SIZE, ext, sizeof(ext)));
-			measure_size(opts, buf, t, i, r->remeasure[i], REMEASURE_FACTOR);
+			measure_size(opts, buf, t, i, r->remeasure[i], REMEASURE_FACTOR, 0);
 		}
-	return derive_bands(&t->in, r);
+	if (derive_bands(&t->in, r))
+		return -1;
+	follow_default_boundaries(t, r);
+	return 0;
 }
 
 /* ---- verification: the defaults' kernel against the bands' kernel ---- */
 struct verdict {
 	size_t ndiff, nsame, worst_e, gain_e;
 	double worst, gain, noise_lo, noise_hi;
-	int gained;
 };
 
 static struct bench_table *verify(const struct bench_opts *opts, void *buf, const struct tune *t,
@@ -137,7 +169,6 @@ static struct bench_table *verify(const struct bench_opts *opts, void *buf, cons
 		BT_TEXT | BT_DATA, 8, cols);
 	memset(v, 0, sizeof(*v));
 	v->worst = v->noise_lo = INFINITY;
-	double fl = NOISE_FLOOR;
 	for (size_t i = 0; i < t->in.nsizes; i++) {
 		size_t pages = t->in.pages[i], bytes = pages * CP_PAGE_SIZE;
 		char ext[16];
@@ -172,14 +203,15 @@ static struct bench_table *verify(const struct bench_opts *opts, void *buf, cons
 		}
 		v->ndiff++;
 		if (q < v->worst) { v->worst = q; v->worst_e = i; }
+		/* ahead beyond this extent's noise: intervals apart, each widened
+		 * to the noise the fit measured here */
+		double fl = fmax(NOISE_FLOOR, t->in.size_noise[i]);
 		double tlo = fmin(tu.lo, tu.median * (1 - fl)), dhi = fmax(d.hi, d.median * (1 + fl));
 		if (q > 1 && tlo > dhi && q > v->gain) {
 			v->gain = q;
 			v->gain_e = i;
 		}
 	}
-	/* beyond what the same kernel varies by */
-	v->gained = v->gain > 0 && (v->nsame == 0 || v->gain > v->noise_hi);
 	return tb;
 }
 
@@ -190,6 +222,7 @@ static struct bench_table *medians_table(const struct tune *t, const struct deri
 	size_t ncols = 1, shown = t->in.nkernels < 21 ? t->in.nkernels : 21;
 	for (size_t k = 0; k < shown; k++)
 		cols[ncols++] = t->in.names[k];
+	cols[ncols++] = "noise";
 	cols[ncols++] = "best";
 	cols[ncols++] = "tuned";
 	struct bench_table *tb = bench_table_new("tune: GB/s median per kernel (* re-measured)",
@@ -200,6 +233,7 @@ static struct bench_table *medians_table(const struct tune *t, const struct deri
 		bench_cell_str(tb, bench_size_str(t->in.pages[i] * CP_PAGE_SIZE, ext, sizeof(ext)));
 		for (size_t k = 0; k < shown; k++)
 			bench_cell_num(tb, t->in.cell[i][k].median, t->remeasured[i][k] ? "%.2f*" : "%.2f");
+		bench_cell_num(tb, t->in.size_noise[i] * 100, "%.1f%%");
 		bench_cell_str(tb, t->in.names[r->best[i]]);
 		bench_cell_str(tb, t->in.names[r->pick[i]]);
 	}
@@ -210,10 +244,10 @@ static struct bench_table *medians_table(const struct tune *t, const struct deri
 static struct bench_table *cells_table(const struct tune *t)
 {
 	static const char *const cols[] = { "extent", "kernel", "nontemporal", "GB/s", "low",
-					    "high", "rounds", "default" };
+					    "high", "rounds", "default", "noise" };
 	struct bench_table *tb = bench_table_new(
 		"tune: GB/s median per kernel and extent, ~95 % interval of the median",
-		BT_DATA, 8, cols);
+		BT_DATA, 9, cols);
 	for (size_t i = 0; i < t->in.nsizes; i++)
 		for (size_t k = 0; k < t->in.nkernels; k++) {
 			char ext[16];
@@ -227,8 +261,33 @@ static struct bench_table *cells_table(const struct tune *t)
 			bench_cell_num(tb, c->hi, "%.2f");
 			bench_cell_num(tb, (double)t->rounds[i][k], "%.0f");
 			bench_cell_num(tb, t->in.default_kernel[i] == (int)k, "%.0f");
+			bench_cell_num(tb, t->in.size_noise[i], "%.4f");
 		}
 	return tb;
+}
+
+/* Where the first fit was level with a rival, and where it still is. */
+static void note_remeasured(const struct tune *t, const struct derive_result *r)
+{
+	char list[2][512] = { "", "" }, ext[16];
+	for (size_t i = 0; i < t->in.nsizes; i++)
+		for (int still = 0; still < 2; still++) {
+			int hit = still ? r->remeasure[i] != 0 : 0;
+			for (size_t k = 0; !still && k < t->in.nkernels; k++)
+				hit |= t->remeasured[i][k];
+			size_t l = strlen(list[still]);
+			if (hit)
+				snprintf(list[still] + l, sizeof(list[0]) - l, " %s",
+					 bench_size_str(t->in.pages[i] * CP_PAGE_SIZE, ext, sizeof(ext)));
+		}
+	if (list[0][0])
+		bench_note("re-measured with %dx rounds, the pick level with a rival:%s.",
+			   REMEASURE_FACTOR, list[0]);
+	if (list[1][0])
+		bench_note("still level:%s (a draw keeps the defaults' kernel where the bands "
+			   "allow).", list[1]);
+	bench_note("noise: how far the defaults' kernel, measured twice in the same rounds, "
+		   "differs from itself; intervals are widened to at least it.");
 }
 
 /* ---- the profile ---- */
@@ -423,7 +482,7 @@ static const char *refusal(const struct verdict *v, const struct tune *t, char *
 			 VERIFY_FLOOR);
 		return buf;
 	}
-	if (!v->gained)
+	if (v->gain == 0)
 		return "the bands beat the defaults nowhere beyond the noise";
 	return NULL;
 }
@@ -458,19 +517,17 @@ int bench_tune(const struct bench_opts *opts)
 	printf("\nprofile%s:\n\n%s", no ? " (derived, not verified)" : "", text);
 	bench_table_print(tables[1]);
 	printf("\n");
-	if (r.nuncertain)
-		bench_note("level after re-measuring (%zu extents): the defaults' kernel kept where "
-			   "the bands allow.", r.nuncertain);
+	note_remeasured(&t, &r);
 	bench_note("parallel split: not measured by tune, left out of the profile (the "
 		   "parallel scenario measures it).");
 	if (v.nsame)
-		bench_note("noise: at the %zu extents where both pick one kernel, tuned/default "
-			   "spans %.2f-%.2f.", v.nsame, v.noise_lo, v.noise_hi);
+		bench_note("verify noise: at the %zu extents where both pick one kernel, "
+			   "tuned/default spans %.2f-%.2f.", v.nsame, v.noise_lo, v.noise_hi);
 	if (v.gain > 0)
 		bench_note("gain: tuned/default %.2f at %s.", v.gain,
 			   bench_size_str(t.in.pages[v.gain_e] * CP_PAGE_SIZE, a, sizeof(a)));
 	bench_note(no ? "verify: FAILED: %s." : "verify: passed%s: >= 0.97 of the defaults wherever "
-		   "the bands differ, ahead beyond the noise.", no ? no : "");
+		   "the bands differ, ahead somewhere beyond that extent's noise.", no ? no : "");
 	if (no && !opts->force)
 		bench_note("nothing written (--force writes it anyway).");
 	rc = save(opts, text, len, !no);
