@@ -405,3 +405,44 @@ Test(derive, profile_format_2)
 	cr_assert(strstr(text, "\nparallel 4M\nend\n"), "%s", text);
 	free(text);
 }
+
+/* This project's Intel Xeon host (Emerald Rapids, 2 vCPUs, shared): a full
+ * `clearbench tune` table with intervals and the noise per size. avx512 leads
+ * rep_stosb from 8K to 32K by 3-19 %; past 32M every cell is noise (a kernel
+ * measured twice differs by up to 50 %), so the defaults' avx2_nt stays. */
+Test(derive, intel_xeon_emr_table)
+{
+	reset();
+	load_cells("intel-xeon-emr-tune.csv");
+	cr_assert_eq(in.nsizes, 19);
+	cr_assert_eq(in.nkernels, 9);
+	derive_ok();
+	cr_assert_eq(res.nbands, 3);
+	assert_band(0, 0, "avx512");
+	assert_band(1, KIB(64), "rep_stosb");
+	assert_band(2, MIB(64), "avx2_nt");
+	for (size_t i = at(MIB(64)); i < in.nsizes; i++)
+		cr_assert_eq(res.pick[i], in.default_kernel[i], "the defaults kept at %zu pages",
+			     in.pages[i]);
+}
+
+/* A size where the defaults' kernel measured twice disagreed with itself by
+ * 20 %: a 10 % lead there is no evidence, and the defaults stay. */
+Test(derive, size_noise_makes_a_draw)
+{
+	static const char *const kn[] = { "d", "x" };
+	static const double g[] = { 50, 40 };
+	reset();
+	grid(2, kn, g);
+	for (size_t b = MIB(64); b <= GIB(1); b *= 2)
+		set(b, "x", 55, 54.9, 55.1);
+	defaults_split("d", GIB(2), "d");
+	derive_ok();
+	assert_band(1, MIB(64), "x");   /* 10 % at 5 sizes, intervals apart */
+	for (size_t b = MIB(64); b <= GIB(1); b *= 2)
+		in.size_noise[at(b)] = 0.2;
+	derive_ok();
+	cr_assert_eq(res.nbands, 1);
+	assert_band(0, 0, "d");
+	cr_assert_neq(res.remeasure[at(MIB(64))], 0u);
+}
