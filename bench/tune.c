@@ -155,8 +155,8 @@ static int fit(const struct bench_opts *opts, void *buf, struct tune *t, struct 
 
 /* ---- verification: the defaults' kernel against the bands' kernel ---- */
 struct verdict {
-	size_t ndiff, nsame, worst_e, gain_e;
-	double worst, gain, noise_lo, noise_hi;
+	size_t ndiff, nsame, worst_e, gain_e, top_e;
+	double worst, gain, top, noise_lo, noise_hi;   /* top: the highest where they differ */
 };
 
 static struct bench_table *verify(const struct bench_opts *opts, void *buf, const struct tune *t,
@@ -203,6 +203,7 @@ static struct bench_table *verify(const struct bench_opts *opts, void *buf, cons
 		}
 		v->ndiff++;
 		if (q < v->worst) { v->worst = q; v->worst_e = i; }
+		if (q > v->top) { v->top = q; v->top_e = i; }
 		/* ahead beyond this extent's noise: intervals apart, each widened
 		 * to the noise the fit measured here */
 		double fl = fmax(NOISE_FLOOR, t->in.size_noise[i]);
@@ -482,8 +483,13 @@ static const char *refusal(const struct verdict *v, const struct tune *t, char *
 			 VERIFY_FLOOR);
 		return buf;
 	}
-	if (v->gain == 0)
-		return "the bands beat the defaults nowhere beyond the noise";
+	if (v->gain == 0) {
+		snprintf(buf, len, "the bands beat the defaults nowhere beyond the noise (at best "
+			 "%.2f at %s, not clear of its %.1f %% noise and the rounds' spread)", v->top,
+			 bench_size_str(t->in.pages[v->top_e] * CP_PAGE_SIZE, a, sizeof(a)),
+			 100 * fmax(NOISE_FLOOR, t->in.size_noise[v->top_e]));
+		return buf;
+	}
 	return NULL;
 }
 
@@ -512,7 +518,7 @@ int bench_tune(const struct bench_opts *opts)
 
 	bench_table_print(tables[2]);
 	size_t len;
-	char *text = profile_text(&t, &r, &len), why[128], a[16];
+	char *text = profile_text(&t, &r, &len), why[192], a[16];
 	const char *no = refusal(&v, &t, why, sizeof(why));
 	printf("\nprofile%s:\n\n%s", no ? " (derived, not verified)" : "", text);
 	bench_table_print(tables[1]);
