@@ -294,9 +294,10 @@ static void note_remeasured(const struct tune *t, const struct derive_result *r)
 /* ---- the profile ---- */
 /* The cpu line: x86 vendor, display family and model, brand; arm64 MIDR
  * implementer and part. The one place tune reads the library's internals. */
-static void cpu_line(char *buf, size_t len)
+static void cpu_line(char *buf, size_t len, const char **brand)
 {
 	const struct cp__cpu *cpu = &cp__state()->cpu;
+	*brand = cpu->model;
 #if defined(__x86_64__)
 	unsigned family = cpu->family, model = cpu->model_id, a, b, c, d;
 	if (!family && __get_cpuid(1, &a, &b, &c, &d)) {   /* detection does not fill them yet */
@@ -325,11 +326,12 @@ static void cpu_line(char *buf, size_t len)
 static char *profile_text(const struct tune *t, const struct derive_result *r, size_t *len)
 {
 	char date[32], cpu[160];
+	const char *brand;
 	time_t now = time(NULL);
 	strftime(date, sizeof(date), "%Y-%m-%d", gmtime(&now));
-	cpu_line(cpu, sizeof(cpu));
+	cpu_line(cpu, sizeof(cpu), &brand);
 	/* tune does not measure the parallel split (the parallel scenario does): left out */
-	struct derive_profile_id id = { date, t->k[0]->arch, cpu, cp__state()->cpu.model, 0, 0 };
+	struct derive_profile_id id = { date, t->k[0]->arch, cpu, brand, 0, 0 };
 	char *text = NULL;
 	FILE *f = open_memstream(&text, len);
 	if (!f)
