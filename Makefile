@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # clearpages — one Makefile; per-arch settings in mk/arch-<arch>.mk, and each
 # area (tests, bench, packaging, ...) adds its rules in mk/<area>.mk.
 #
@@ -21,31 +22,39 @@ OBJ   := $(BUILD)/obj
 # not eat CI's 90 minutes (the slowest step takes about 70 s here).
 STEP_TIMEOUT ?= 900
 TEST_STEPS := test-native
-# Debian packages `make deps` installs; fragments append theirs.
-DEPS_PKGS := make gcc libc6-dev pkg-config libcriterion-dev
-DEPS_STEPS :=
+# Debian packages: `make deps` installs what the main job (build, bench)
+# needs, `make deps-test` that plus the test tools (cross toolchains, qemu,
+# sanitizers, ...). Fragments append theirs; DEPS_TEST_STEPS run after.
+DEPS_PKGS := make gcc libc6-dev pkg-config libcriterion-dev binutils
+DEPS_TEST_PKGS :=
+DEPS_TEST_STEPS :=
 
 include mk/arch-$(ARCH).mk
 
 CFLAGS   ?= -O2 -g
+SYSCONFDIR ?= /etc
 CP_CFLAGS := -std=gnu11 -Wall -Wextra -fPIC -fvisibility=hidden \
-             -Iinclude -Icommon -Iarch/$(ARCH) $(ARCH_CFLAGS)
+             -Iinclude -Icommon -Iarch/$(ARCH) $(ARCH_CFLAGS) \
+             -DCP_SYSCONFDIR='"$(SYSCONFDIR)"'
 ALL_CFLAGS = $(CP_CFLAGS) $(CFLAGS)
 
-COMMON_SRCS := $(wildcard common/*.c) arch/$(ARCH)/cpu.c
+# common/so-glue.c goes into the shared library only (mk/package.mk).
+COMMON_SRCS := $(filter-out common/so-glue.c,$(wildcard common/*.c)) arch/$(ARCH)/cpu.c
 COMMON_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(COMMON_SRCS))
 KERNEL_OBJS := $(patsubst %,$(BUILD)/kernels/%.o,$(KERNELS))
 
 LIB_A  := $(BUILD)/libclearpages.a
 ALL_OBJ := $(BUILD)/clearpages.o
 
-.PHONY: all lib test bench deps clean
+.PHONY: all lib test bench deps deps-test help clean
 all: lib
 
 lib: $(LIB_A) $(ALL_OBJ) $(KERNEL_OBJS)
 
-$(OBJ)/%.o: %.c $(wildcard include/*.h common/*.h common/*.def) arch/$(ARCH)/kernels.def | $(OBJ)/common $(OBJ)/arch/$(ARCH)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+# -MMD -MP: each object depends on the headers it includes, no more.
+$(OBJ)/%.o: %.c | $(OBJ)/common $(OBJ)/arch/$(ARCH)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+-include $(wildcard $(OBJ)/common/*.d $(OBJ)/arch/$(ARCH)/*.d)
 
 $(OBJ)/common $(OBJ)/arch/$(ARCH) $(BUILD)/kernels $(BUILD)/tests $(BUILD)/bench:
 	mkdir -p $@
@@ -71,7 +80,21 @@ test:
 
 deps:
 	@scripts/deps.sh $(sort $(DEPS_PKGS))
-	@for step in $(DEPS_STEPS); do $(MAKE) --no-print-directory $$step || exit 1; done
+
+deps-test:
+	@scripts/deps.sh $(sort $(DEPS_PKGS) $(DEPS_TEST_PKGS))
+	@for step in $(DEPS_TEST_STEPS); do $(MAKE) --no-print-directory $$step || exit 1; done
+
+help:
+	@echo "clearpages: make [ARCH=x86_64|arm64] [TARGET]"
+	@echo "  all (default)  the library, its objects and .pc, clearbench, the test binaries"
+	@echo "  bench          the main job: clearbench sweep into $(BUILD)/bench/"
+	@echo "  test           every test step, in order: $(TEST_STEPS)"
+	@echo "  deps           install what the main job needs (apt-get, as root)"
+	@echo "  deps-test      that, plus the test tools (cross toolchain, qemu, sanitizers)"
+	@echo "  examples       the C and C++ consumers, each linked three ways"
+	@echo "  install / uninstall   PREFIX=$(PREFIX) DESTDIR= SYSCONFDIR=$(SYSCONFDIR)"
+	@echo "  clean          remove build/"
 
 clean:
 	rm -rf build

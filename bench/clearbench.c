@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "clearbench.h"
-#include "internal.h"
+#include "testhooks.h"
 
 static const struct scenario {
 	const char *name;

@@ -22,7 +22,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "clearbench.h"
-#include "internal.h"
+#include "testhooks.h"
 
 #define HUGE_2M ((size_t)2 << 20)
 #define MIB ((size_t)1 << 20)
@@ -252,18 +252,21 @@ int bench_fault(const struct bench_opts *opts)
 	uint64_t rng = 0x5851f42d4c957f2dull;
 	int rc = 0;
 	const struct cp__policy saved = cp__state()->policy;
+	const char *saved_source = cp_policy_source();
 	for (size_t i = 0; i < 3 && !rc; i++) {
 		if (i == 1) {   /* mixed: far ranges of a 2 MiB page go non-temporal */
 			struct cp__policy low = saved;
-			low.nt_from_pages = MIXED_NT_FROM_PAGES;
-			low.small_below_pages = 0;
-			cp__policy_set(&low);
+			const struct cp__band rows[] = {
+				{ 0, cp__bands_pick(&saved.hot, MIXED_NT_FROM_PAGES - 1) },
+				{ MIXED_NT_FROM_PAGES, cp__bands_pick(&saved.cold, MIXED_NT_FROM_PAGES) } };
+			cp__bands_set(&low.any, rows, 2);
+			cp__policy_publish(&low, "clearbench fault: mixed");
 		}
 		rc = run_phase(&ph[i], opts, &rng);
 		if (!rc)
 			report_phase(&ph[i], opts, t);
 	}
-	cp__policy_set(&saved);
+	cp__policy_publish(&saved, saved_source);
 	if (!rc) {
 		bench_table_print(t);
 		printf("\n");

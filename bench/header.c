@@ -7,21 +7,16 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 #include "clearbench.h"
-#include "internal.h"
-
-static const struct { unsigned bit; const char *name; } feature_names[] = {
-	{ CP__F_ERMS, "erms" }, { CP__F_FSRM, "fsrm" }, { CP__F_AVX2, "avx2" },
-	{ CP__F_CLZERO, "clzero" }, { CP__F_DCZVA, "dczva" }, { CP__F_SVE, "sve" },
-	{ CP__F_MOPS, "mops" },
-};
+#include "testhooks.h"
 
 static void feature_list(unsigned mask, char *buf, size_t len)
 {
 	buf[0] = '\0';
-	for (size_t i = 0; i < sizeof(feature_names) / sizeof(feature_names[0]); i++)
-		if (mask & feature_names[i].bit) {
+	for (size_t i = 0; i < cp__feature_tokens_len; i++)
+		if ((mask & cp__feature_tokens[i].feature) &&
+		    !strcmp(cp__feature_tokens[i].arch, CP_ARCH_NAME)) {
 			size_t l = strlen(buf);
-			snprintf(buf + l, len - l, "%s%s", l ? " " : "", feature_names[i].name);
+			snprintf(buf + l, len - l, "%s%s", l ? " " : "", cp__feature_tokens[i].token);
 		}
 	if (!buf[0])
 		snprintf(buf, len, "(none)");
@@ -69,7 +64,7 @@ void bench_header(const struct bench_opts *opts, const char *scenario)
 	struct utsname u;
 	uname(&u);
 	printf("clearbench %s: clearpages %s, %s, Linux %s\n", scenario, cp_version(),
-	       s->nkernels ? s->kernels[0]->arch : "?", u.release);
+	       s->kernels.n ? s->kernels.k[0]->arch : "?", u.release);
 	printf("cpu:      %s (%s), %u CPUs usable\n", s->cpu.model, s->cpu.vendor, cpus_here());
 	feature_list(s->features, feat, sizeof(feat));
 	feature_list(s->cpu.features, det, sizeof(det));
@@ -81,16 +76,18 @@ void bench_header(const struct bench_opts *opts, const char *scenario)
 	       bench_size_str(s->cpu.l2_bytes, b, sizeof(b)),
 	       bench_size_str(s->cpu.llc_bytes, c, sizeof(c)));
 	printf("kernels: ");
-	for (size_t i = 0; i < s->nkernels; i++)
-		printf(" %s%s", s->kernels[i]->name,
-		       s->kernels[i]->flags & CP_NONTEMPORAL ? "(nt)" : "");
+	for (size_t i = 0; i < s->kernels.n; i++)
+		printf(" %s%s", s->kernels.k[i]->name,
+		       s->kernels.k[i]->flags & CP_NONTEMPORAL ? "(nt)" : "");
 	printf("%s\n", opts->kernels_given ? "  [--kernel limits what is measured]" : "");
-	printf("auto:     %s below %s, %s from %s on", p->temporal->name,
-	       bench_size_str(p->nt_from_pages * CP_PAGE_SIZE, a, sizeof(a)), p->nontemporal->name, a);
-	if (p->small_below_pages)
-		printf("; %s below %s", p->small->name,
-		       bench_size_str(p->small_below_pages * CP_PAGE_SIZE, b, sizeof(b)));
+	printf("auto:    ");
+	for (unsigned i = 0; i < cp__bands_count(&p->any); i++)
+		printf(" %s from %s%s", p->any.band[i].kernel->name,
+		       bench_size_str((p->any.band[i].from_pages ? p->any.band[i].from_pages : 1) *
+				      CP_PAGE_SIZE, a, sizeof(a)),
+		       i + 1 < cp__bands_count(&p->any) ? "," : "");
 	printf("%s\n", s->forced ? " (CLEARPAGES_KERNEL forces one kernel)" : "");
+	printf("policy:   %s\n", cp_policy_source());
 	thp_mode(thp, sizeof(thp));
 	printf("memory:   THP %s; GB/s = 10^9 bytes/s\n", thp);
 	if (opts->emulated)
@@ -112,12 +109,14 @@ void bench_header_json(FILE *f)
 	fprintf(f, ", \"cpus\": %u, \"l1d_bytes\": %zu, \"l2_bytes\": %zu, \"llc_bytes\": %zu",
 		cpus_here(), l1d_bytes(), s->cpu.l2_bytes, s->cpu.llc_bytes);
 	fprintf(f, ", \"nt_from_bytes\": %zu, \"kernels\": [",
-		s->policy.nt_from_pages * CP_PAGE_SIZE);
-	for (size_t i = 0; i < s->nkernels; i++) {
+		cp__policy_nt_from(&s->policy) * CP_PAGE_SIZE);
+	for (size_t i = 0; i < s->kernels.n; i++) {
 		fputs(i ? ", " : "", f);
-		bench_json_str(f, s->kernels[i]->name);
+		bench_json_str(f, s->kernels.k[i]->name);
 	}
-	fprintf(f, "], \"version\": ");
+	fprintf(f, "], \"policy_source\": ");
+	bench_json_str(f, cp_policy_source());
+	fprintf(f, ", \"version\": ");
 	bench_json_str(f, cp_version());
 	fprintf(f, "}");
 }

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "clearbench.h"
-#include "internal.h"
+#include "testhooks.h"
 
 #define MAX_CONTENDERS 64
 
@@ -117,7 +117,8 @@ static struct bench_table *threshold(const struct bench_opts *opts, unsigned nth
 		bench_cell_num(t, gbs[0], "%.2f");
 		bench_cell_num(t, gbs[1], "%.2f");
 		bench_cell_num(t, gbs[1] / gbs[0], "%.2f");
-		bench_cell_str(t, bytes / CP_PAGE_SIZE / cp__parallel_min_share_pages >= 2
+		size_t share = cp__state()->policy.parallel_min_share_pages;
+		bench_cell_str(t, share && bytes / CP_PAGE_SIZE / share >= 2
 				  ? "threads" : "caller only");
 	}
 	return t;
@@ -156,7 +157,8 @@ int bench_parallel(const struct bench_opts *opts)
 		   "the caller's thread clears one share; medians over shuffled, warmed-up rounds.",
 		   nthreads);
 	bench_note("threshold: 'split' lowers the smallest share to one page; the library "
-		   "splits only into shares of %zu pages or more.", cp__parallel_min_share_pages);
+		   "splits only into shares of %zu pages or more (0: never; policy %s).",
+		   cp__state()->policy.parallel_min_share_pages, cp_policy_source());
 	rc = bench_write_outputs(opts, "parallel", tables, 2);
 	bench_table_free(tables[0]);
 	bench_table_free(tables[1]);

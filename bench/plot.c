@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include "clearbench.h"
-#include "internal.h"
+#include "testhooks.h"
 
 #define MAX_SERIES 48
 

@@ -22,17 +22,10 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#if defined(__x86_64__)
-#include <cpuid.h>
-#endif
 #include "clearbench.h"
 #include "derive.h"
-#include "internal.h"
+#include "testhooks.h"
 
-#ifndef CP_SYSCONFDIR
-#define CP_SYSCONFDIR "/etc"
-#endif
-#define SYSTEM_PROFILE CP_SYSCONFDIR "/clearpages/profile"
 
 #define BAND_COST 0.05       /* an extra band must gain 5 % at one measured extent */
 #define NOISE_FLOOR 0.01     /* differences under 1 % do not repeat between runs */
@@ -129,6 +122,22 @@ static void follow_default_boundaries(const struct tune *t, struct derive_result
 	}
 }
 
+/* Above the largest measured size nothing was measured: the defaults' own
+ * boundaries beyond it are kept (what lies between keeps the top size's pick). */
+static void keep_default_bands_above(const struct tune *t, struct derive_result *r)
+{
+	const struct cp__bands *d = &cp__state()->policy.any;
+	size_t top = t->in.pages[t->in.nsizes - 1];
+	for (unsigned b = 1; b < CP__MAX_BANDS && r->nbands < DERIVE_MAX_BANDS; b++) {
+		int k = index_of(t, d->band[b].kernel);
+		if (d->band[b].from_pages == CP__BAND_UNUSED || d->band[b].from_pages <= top ||
+		    k < 0 || k == r->band[r->nbands - 1].kernel)
+			continue;
+		r->band[r->nbands].from_pages = d->band[b].from_pages;
+		r->band[r->nbands++].kernel = k;
+	}
+}
+
 /* Measure, derive, re-measure what is level, derive again. */
 static int fit(const struct bench_opts *opts, void *buf, struct tune *t, struct derive_result *r)
 {
@@ -150,6 +159,7 @@ static int fit(const struct bench_opts *opts, void *buf, struct tune *t, struct 
 	if (derive_bands(&t->in, r))
 		return -1;
 	follow_default_boundaries(t, r);
+	keep_default_bands_above(t, r);
 	return 0;
 }
 
@@ -292,35 +302,14 @@ static void note_remeasured(const struct tune *t, const struct derive_result *r)
 }
 
 /* ---- the profile ---- */
-/* The cpu line: x86 vendor, display family and model, brand; arm64 MIDR
- * implementer and part. The one place tune reads the library's internals. */
+/* The cpu line as the library's parser reads it (x86: vendor, display family
+ * and model, brand; arm64: MIDR implementer and part), and the brand. */
 static void cpu_line(char *buf, size_t len, const char **brand)
 {
-	const struct cp__cpu *cpu = &cp__state()->cpu;
-	*brand = cpu->model;
-#if defined(__x86_64__)
-	unsigned family = cpu->family, model = cpu->model_id, a, b, c, d;
-	if (!family && __get_cpuid(1, &a, &b, &c, &d)) {   /* detection does not fill them yet */
-		family = a >> 8 & 0xf;
-		model = a >> 4 & 0xf;
-		if (family == 0xf)
-			family += a >> 20 & 0xff;
-		if (family == 0x6 || family >= 0xf)
-			model += (a >> 16 & 0xf) << 4;
-	}
-	snprintf(buf, len, "%s %u %u %s", cpu->vendor, family, model, cpu->model);
-#else
-	unsigned impl = cpu->midr_implementer, part = cpu->midr_part;
-	FILE *f = impl ? NULL : fopen("/sys/devices/system/cpu/cpu0/regs/identification/midr_el1", "r");
-	unsigned long long midr;
-	if (f && fscanf(f, "%llx", &midr) == 1) {
-		impl = (unsigned)(midr >> 24 & 0xff);
-		part = (unsigned)(midr >> 4 & 0xfff);
-	}
-	if (f)
-		fclose(f);
-	snprintf(buf, len, "arm64 0x%x 0x%x", impl, part);
-#endif
+	struct cp__profile_cpu pc;
+	cp__profile_cpu_of(&cp__state()->cpu, &pc);
+	cp__profile_cpu_describe(&pc, buf, len);
+	*brand = cp__state()->cpu.model;
 }
 
 static char *profile_text(const struct tune *t, const struct derive_result *r, size_t *len)
@@ -339,6 +328,24 @@ static char *profile_text(const struct tune *t, const struct derive_result *r, s
 	derive_write_profile(f, &id, &t->in, r);
 	fclose(f);
 	return text;
+}
+
+/* The text as the library will read it: parsed by its own parser, for this
+ * CPU. 0, or 1 after a message (a bug here, never the user's). */
+static int library_accepts(const char *text, size_t len)
+{
+	struct cp__profile p;
+	struct cp__profile_error err;
+	if (cp__profile_parse(text, len, &cp__state()->kernels, &p, &err)) {
+		fprintf(stderr, "clearbench: tune wrote a profile the library refuses (line %u: "
+			"%s%s%s)\n", err.line, err.why, err.detail[0] ? ": " : "", err.detail);
+		return 1;
+	}
+	if (!cp__profile_cpu_matches(&p, &cp__state()->cpu)) {
+		fprintf(stderr, "clearbench: tune wrote a profile for another CPU\n");
+		return 1;
+	}
+	return 0;
 }
 
 /* A temporary file beside `path`, renamed over it: no reader sees half a file. */
@@ -377,7 +384,7 @@ static int check_targets(const struct bench_opts *opts)
 	}
 	if (opts->install && geteuid() != 0) {
 		fprintf(stderr, "clearbench: --install: needs root (the library loads %s only "
-			"when root owns it)\n", SYSTEM_PROFILE);
+			"when root owns it)\n", cp__system_profile_path);
 		return 2;
 	}
 	return 0;
@@ -397,15 +404,20 @@ static int save(const struct bench_opts *opts, const char *text, size_t len, int
 		bench_note("not installed: verify did not pass (--force never installs)");
 		rc = 1;
 	} else if (opts->install) {
-		if (mkdir(CP_SYSCONFDIR "/clearpages", 0755) && errno != EEXIST) {
-			fprintf(stderr, "clearbench: cannot create %s/clearpages: %s\n",
-				CP_SYSCONFDIR, strerror(errno));
+		char dir[4096];
+		snprintf(dir, sizeof(dir), "%s", cp__system_profile_path);
+		char *slash = strrchr(dir, '/');
+		if (slash)
+			*slash = '\0';
+		if (slash && mkdir(dir, 0755) && errno != EEXIST) {
+			fprintf(stderr, "clearbench: cannot create %s: %s\n", dir, strerror(errno));
 			return 1;
 		}
-		rc |= write_atomic(SYSTEM_PROFILE, text, len, 1);
+		rc |= write_atomic(cp__system_profile_path, text, len, 1);
 		if (!rc)
-			bench_note("installed %s (root, 0644): processes started from now on "
-				   "use it; remove the file to go back to the defaults", SYSTEM_PROFILE);
+			bench_note("installed %s (root, 0644): processes started from now on use "
+				   "it; remove the file to go back to the defaults",
+				   cp__system_profile_path);
 	}
 	if (!opts->out_path && !opts->install && (passed || opts->force))
 		bench_note("profile printed above%s, not saved: --out FILE saves it, --install "
@@ -538,7 +550,7 @@ int bench_tune(const struct bench_opts *opts)
 		   "the bands differ, ahead somewhere beyond that extent's noise.", no ? no : "");
 	if (no && !opts->force)
 		bench_note("nothing written (--force writes it anyway).");
-	rc = save(opts, text, len, !no);
+	rc = library_accepts(text, len) || save(opts, text, len, !no);
 	free(text);
 	rc |= write_outputs(opts, tables);
 	for (size_t i = 0; i < 3; i++)

@@ -1,11 +1,13 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The checked entry points: argument checks exactly as the contract states,
- * then one kernel call. Nothing is written when a check fails.
+ * then one kernel call. Nothing is written when a check fails. Also the
+ * registry's public face (cp_kernels, cp_kernel_find, cp_kernel_for).
  */
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
-#include "internal.h"
+#include "state.h"
 
 #define CP_STR2(x) #x
 #define CP_STR(x) CP_STR2(x)
@@ -83,24 +85,13 @@ size_t cp_kernels(const struct cp_kernel *const **list)
 {
 	const struct cp__state *s = cp__state();
 	if (list)
-		*list = s->kernels;
-	return s->nkernels;
+		*list = s->kernels.k;
+	return s->kernels.n;
 }
 
 const struct cp_kernel *cp_kernel_find(const char *name)
 {
-	const struct cp__state *s = cp__state();
-	if (!name)
-		return NULL;
-	for (size_t i = 0; i < s->nkernels; i++)
-		if (!strcmp(s->kernels[i]->name, name))
-			return s->kernels[i];
-	return NULL;
-}
-
-const char *cp_policy_source(void)
-{
-	return "generic";   /* placeholder until the band-list policy lands */
+	return cp__list_find(&cp__state()->kernels, name);
 }
 
 const struct cp_kernel *cp_kernel_for(size_t npages)

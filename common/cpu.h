@@ -45,5 +45,11 @@ struct cp__cpu {
 };
 
 void cp__cpu_detect(struct cp__cpu *cpu);
+#if defined(__x86_64__)
+/* uarch and prefs from the identity and features already in cpu: pure, so
+ * tests describe CPUs they do not run on. cp__cpu_detect calls it. (arm64:
+ * cp__cpu_from_regs in arch/arm64/cpu_regs.h does the same from registers.) */
+void cp__cpu_identify(struct cp__cpu *cpu);
+#endif
 
 #endif

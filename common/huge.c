@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Huge-extent clearing: cp_clear_huge() and cp_clear_huge_opts().
  *
@@ -42,7 +43,8 @@
  */
 #include <errno.h>
 #include <stdint.h>
-#include "internal.h"
+#include "huge.h"
+#include "state.h"
 
 struct walk {
 	uintptr_t base;                   /* integer: extents may pass PTRDIFF_MAX */

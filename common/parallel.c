@@ -23,17 +23,9 @@
 #include <sched.h>
 #include <signal.h>
 #include <unistd.h>
-#include "internal.h"
+#include "parallel.h"
+#include "state.h"
 
-/*
- * Smallest share worth a thread, measured with `clearbench parallel` on the
- * 2-vCPU host of common/README.md (two shares against one thread): quiet,
- * 1.19x at 4 MiB, 1.69x at 8 MiB, 1.9x from 64 MiB; with the other vCPU busy,
- * 0.93 at 4 MiB and 0.95-0.98 at 8-16 MiB. 4 MiB a share: extents from 8 MiB
- * split, smaller ones stay on the calling thread.
- */
-#define MIN_SHARE_PAGES 1024u
-const size_t cp__parallel_min_share_pages = MIN_SHARE_PAGES;   /* for clearbench */
 #define POOL_MAX_WORKERS 255u
 #define WORKER_STACK_BYTES (64u * 1024u)
 
@@ -240,7 +232,12 @@ int cp__clear_pages_parallel_min(void *addr, size_t npages, unsigned nthreads,
 	return 0;
 }
 
+/* The smallest share comes from the policy (built-in profile, tuned profile or
+ * the generic rule); 0 there means this host never gains from splitting. */
 int cp_clear_pages_parallel(void *addr, size_t npages, unsigned nthreads)
 {
-	return cp__clear_pages_parallel_min(addr, npages, nthreads, MIN_SHARE_PAGES);
+	size_t min_share = __atomic_load_n(&cp__state()->policy.parallel_min_share_pages,
+					   __ATOMIC_RELAXED);
+	return cp__clear_pages_parallel_min(addr, npages, nthreads,
+					    min_share ? min_share : SIZE_MAX);
 }

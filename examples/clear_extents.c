@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * clearpages from C, as another project would use it: clear page extents of
  * growing size through the dispatcher, verify every byte and the page after

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // clearpages from C++11: every kernel this CPU can run, called through its
 // struct cp_kernel and through cp_clear_huge_opts() with that kernel; where the
 // dispatcher switches kernels as extents grow; and a 2 MiB huge page cleared

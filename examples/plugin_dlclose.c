@@ -1,8 +1,9 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * clearpages as a plugin: dlopen the shared library, clear memory with the
  * parallel call (which registers fork handlers inside the library), dlclose
  * it, then fork. The fork must not run handlers of the unloaded library: this
- * is what the .so's own __dso_handle and destructor (scripts/so-glue.c) are for.
+ * is what the .so's own __dso_handle and destructor (common/so-glue.c) are for.
  *
  *   plugin_dlclose path/to/libclearpages.so.0      exit 0: all held
  */

@@ -1,7 +1,8 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * clearpages — hand-written page-clearing kernels behind one dispatcher.
  *
- * Public contract (see DESIGN.md): once landed, names and meanings here do not
+ * Public contract: once landed, names and meanings here do not
  * change; additions are fine. C99 and C++11 clean, self-contained.
  * struct cp_huge_opts is part of the ABI of soname 0.
  */
@@ -74,6 +75,7 @@ int cp_clear_huge(void *base, size_t npages, size_t hot_idx);
 int cp_clear_huge_opts(void *base, size_t npages, size_t hot_idx,
 		       const struct cp_huge_opts *opts);
 
+#ifndef CLEARPAGES_FREESTANDING   /* threads and files: not in clearpages-freestanding.o */
 /*
  * Same checks as cp_clear_pages; nthreads 0 = the CPUs this thread may run on;
  * extents below a measured threshold stay on the calling thread; a thread that
@@ -86,6 +88,7 @@ int cp_clear_pages_parallel(void *addr, size_t npages, unsigned nthreads);
  * 0, or -EINVAL / -ENOENT with the policy unchanged.
  */
 int cp_set_profile(const char *path);
+#endif
 
 /*
  * Where the extent policy came from: "env:PATH" (CLEARPAGES_PROFILE or
@@ -103,31 +106,68 @@ const struct cp_kernel *cp_kernel_find(const char *name);
 /* What cp_clear_pages() uses for an extent of npages; 0 acts as 1. */
 const struct cp_kernel *cp_kernel_for(size_t npages);
 
+#ifdef CLEARPAGES_FREESTANDING
+/*
+ * clearpages-freestanding.o (define CLEARPAGES_FREESTANDING before including
+ * this header): the kernels, detection, the built-in policy and the checked
+ * calls above, without libc. It needs memset, memcpy and memmove from the
+ * caller's environment and nothing else. Absent from it, because they need
+ * threads or files: cp_clear_pages_parallel and cp_set_profile. No
+ * environment variables are read, nothing is printed, and cp_policy_source()
+ * is "builtin:NAME" or "generic".
+ *
+ * The CPU is detected on first use (CPUID/XGETBV; arm64: MIDR_EL1,
+ * ID_AA64PFR0_EL1, ID_AA64ISAR2_EL1, DCZID_EL0 through MRS, which works at
+ * EL1 and at EL0 where the kernel emulates the ID registers), or described
+ * once by cp_freestanding_init() before any other call:
+ *   desc NULL       detect now (an eager first use, e.g. at boot);
+ *   desc->disable   NULL, or features to leave out, in CLEARPAGES_DISABLE's
+ *                   syntax ("avx2,clzero"; x86_64: erms fsrm avx2 clzero
+ *                   avx512, arm64: dczva sve mops; the other arch's ignored);
+ *   CP_CPU_DESCRIPTION_REGS (arm64 only): take the four register values
+ *                   below instead of reading them (EL0 without emulation;
+ *                   a hypervisor describing the core it runs on);
+ *   l2_bytes, llc_bytes  the cache sizes (per core; the last level one core
+ *                   shares), e.g. from the device tree or ACPI PPTT: the
+ *                   generic rule places the non-temporal crossover by them.
+ * Returns 0; -EINVAL (unknown flag or token; nothing changes) or -EBUSY (the
+ * state was already decided, by an earlier call or by first use).
+ */
+#define CP_CPU_DESCRIPTION_REGS 1u
+struct cp_cpu_description {
+	unsigned flags;                      /* CP_CPU_DESCRIPTION_* */
+	const char *disable;
+	unsigned long long midr_el1, id_aa64pfr0_el1, id_aa64isar2_el1, dczid_el0;
+	size_t l2_bytes, llc_bytes;          /* 0: as detected (arm64: defaults) */
+};
+int cp_freestanding_init(const struct cp_cpu_description *desc);
+#endif
+
 /*
  * Drop-in raw kernels: clear npages (>= 1) 4096-byte pages at a 4096-aligned
  * addr, no checks, no initialisation needed. The caller guarantees the CPU has
  * the kernel's feature (see the README's kernel table).
  */
 #if defined(__x86_64__)
+void cp_x86_64_avx512(void *addr, size_t npages);     /* AVX512F (7.0 EBX[16]) and XCR0 bits 1,2,5,6,7 */
+void cp_x86_64_avx2(void *addr, size_t npages);       /* CPUID 7.0 EBX[5] and XCR0 SSE|AVX */
 void cp_x86_64_rep_stosb(void *addr, size_t npages);
 void cp_x86_64_rep_stosq(void *addr, size_t npages);
-void cp_x86_64_movq(void *addr, size_t npages);
 void cp_x86_64_sse2(void *addr, size_t npages);
-void cp_x86_64_avx2(void *addr, size_t npages);      /* AVX2 + OS YMM state */
+void cp_x86_64_movq(void *addr, size_t npages);
+void cp_x86_64_avx2_nt(void *addr, size_t npages);    /* CPUID 7.0 EBX[5] and XCR0 SSE|AVX */
+void cp_x86_64_avx512_nt(void *addr, size_t npages);  /* AVX512F (7.0 EBX[16]) and XCR0 bits 1,2,5,6,7 */
+void cp_x86_64_clzero(void *addr, size_t npages);     /* CPUID 0x80000008 EBX[0] */
 void cp_x86_64_movnti(void *addr, size_t npages);
-void cp_x86_64_avx2_nt(void *addr, size_t npages);   /* AVX2 + OS YMM state */
-void cp_x86_64_clzero(void *addr, size_t npages);    /* CPUID 0x80000008 EBX[0] */
-void cp_x86_64_avx512(void *addr, size_t npages);    /* AVX512F + OS ZMM state */
-void cp_x86_64_avx512_nt(void *addr, size_t npages); /* AVX512F + OS ZMM state */
 #endif
 #if defined(__aarch64__)
-void cp_arm64_stp(void *addr, size_t npages);
+void cp_arm64_mops(void *addr, size_t npages);        /* HWCAP2_MOPS / ID_AA64ISAR2_EL1.MOPS */
+void cp_arm64_dc_zva(void *addr, size_t npages);      /* DC ZVA permitted: DCZID_EL0.DZP == 0 */
+void cp_arm64_sve(void *addr, size_t npages);         /* HWCAP_SVE / ID_AA64PFR0_EL1.SVE */
 void cp_arm64_stp_q(void *addr, size_t npages);
+void cp_arm64_stp(void *addr, size_t npages);
+void cp_arm64_mops_nt(void *addr, size_t npages);     /* HWCAP2_MOPS / ID_AA64ISAR2_EL1.MOPS */
 void cp_arm64_stnp(void *addr, size_t npages);
-void cp_arm64_dc_zva(void *addr, size_t npages);     /* DCZID_EL0.DZP == 0 */
-void cp_arm64_sve(void *addr, size_t npages);        /* HWCAP_SVE */
-void cp_arm64_mops(void *addr, size_t npages);       /* HWCAP2_MOPS */
-void cp_arm64_mops_nt(void *addr, size_t npages);    /* HWCAP2_MOPS */
 #endif
 
 #ifdef __cplusplus

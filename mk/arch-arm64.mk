@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # arm64: GNU as kernels (*.S through gcc), cross-built on an x86_64 host with
 # aarch64-linux-gnu-gcc, or native on an arm64 host.
 # Test tools for the cross case (scripts/arm64-deps.sh, `make deps`) live in
@@ -32,7 +33,8 @@ LD   := $(CROSS)ld
 # BTI landing pads and PAC in the C objects too, or the property note is lost.
 ARCH_CFLAGS := -mbranch-protection=standard
 KERNELS := $(shell sed -n 's/^CP_KERNEL.\([a-z0-9_]*\),.*/\1/p' arch/$(ARCH)/kernels.def)
-DEPS_PKGS += gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-user
+DEPS_PKGS += gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu
+DEPS_TEST_PKGS += qemu-user
 
 $(BUILD)/kernels/%.o: arch/arm64/%.S arch/arm64/cp_arm64.h | $(BUILD)/kernels
 	$(CC) $(ARCH_CFLAGS) -g -Wa,--fatal-warnings -c -o $@ $<

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # x86_64: NASM kernels, gcc for C. Native on an x86_64 host.
 CROSS ?=
 CC   := $(CROSS)gcc

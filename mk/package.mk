@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Packaging: libclearpages.so, clearpages.pc, install/uninstall, the example
 # consumers, and the ELF checks (symbols, hardening notes) of what is built.
 #
@@ -23,22 +24,24 @@ PREFIX     ?= /usr/local
 LIBDIR     ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 DROPINDIR   = $(LIBDIR)/clearpages
+CMAKEDIR    = $(LIBDIR)/cmake/clearpages
 
-lib: $(LIB_SO) $(BUILD)/$(SONAME) $(PC)
+CMAKE_FILES := $(BUILD)/cmake/clearpagesConfig.cmake $(BUILD)/cmake/clearpagesConfigVersion.cmake
+lib: $(LIB_SO) $(BUILD)/$(SONAME) $(PC) $(CMAKE_FILES)
 
-$(SO_GLUE): scripts/so-glue.c | $(OBJ)/common
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+$(SO_GLUE): common/so-glue.c | $(OBJ)/common
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
-# -nostartfiles: the crt files lack the CET/BTI property (see scripts/so-glue.c).
+# -nostartfiles: the crt files lack the CET/BTI property (see common/so-glue.c).
 # cet-report=warning names any input that would still strip it on x86_64;
 # tests/check-elf.sh fails on the result.
 SO_LDFLAGS := -shared -nostartfiles -Wl,-soname,$(SONAME) \
-              -Wl,--version-script=scripts/clearpages.map -Wl,--no-undefined \
+              -Wl,--version-script=common/clearpages.map -Wl,--no-undefined \
               -Wl,-z,relro,-z,now
 ifeq ($(ARCH),x86_64)
 SO_LDFLAGS += -Wl,-z,cet-report=warning
 endif
-$(LIB_SO_REAL): $(COMMON_OBJS) $(KERNEL_OBJS) $(SO_GLUE) scripts/clearpages.map
+$(LIB_SO_REAL): $(COMMON_OBJS) $(KERNEL_OBJS) $(SO_GLUE) common/clearpages.map
 	$(CC) $(CFLAGS) $(SO_LDFLAGS) -o $@ $(COMMON_OBJS) $(KERNEL_OBJS) $(SO_GLUE)
 
 # libclearpages.so -> libclearpages.so.0 -> libclearpages.so.0.1.0, as installed.
@@ -55,17 +58,32 @@ $(PC): clearpages.pc.in include/clearpages.h $(BUILD)/pc-paths
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(CP_VERSION)|' $< > $@
 
+# The CMake package: paths relative to the folder the files are installed in,
+# so the package works wherever the tree lands (DESTDIR, a moved prefix).
+cp_rel_from_cmakedir = $(shell realpath -m -s --relative-to=$(CMAKEDIR) $(1))
+CP_CMAKE_PROCESSORS_x86_64 := ^(x86_64|AMD64|amd64)$$
+CP_CMAKE_PROCESSORS_arm64  := ^(aarch64|arm64|ARM64)$$
+$(BUILD)/cmake/%: packaging/cmake/%.in include/clearpages.h $(BUILD)/pc-paths
+	@mkdir -p $(@D)
+	sed -e 's|@CP_CMAKE_TO_LIBDIR@|$(call cp_rel_from_cmakedir,$(LIBDIR))|' \
+	    -e 's|@CP_CMAKE_TO_INCLUDEDIR@|$(call cp_rel_from_cmakedir,$(INCLUDEDIR))|' \
+	    -e 's/@CP_CMAKE_PROCESSORS@/$(CP_CMAKE_PROCESSORS_$(ARCH))/' -e 's|@CP_ARCH@|$(ARCH)|' \
+	    -e 's|@CP_VERSION@|$(CP_VERSION)|' -e 's|@CP_MAJOR@|$(CP_MAJOR)|' $< > $@
+
 # Everything install writes, relative to DESTDIR; uninstall removes exactly this.
 INSTALL_FILES = $(INCLUDEDIR)/clearpages.h $(LIBDIR)/pkgconfig/clearpages.pc \
                 $(LIBDIR)/libclearpages.a $(LIBDIR)/$(notdir $(LIB_SO_REAL)) \
                 $(LIBDIR)/$(SONAME) $(LIBDIR)/libclearpages.so \
-                $(DROPINDIR)/clearpages.o $(patsubst %,$(DROPINDIR)/kernels/%.o,$(KERNELS))
+                $(DROPINDIR)/clearpages.o $(patsubst %,$(DROPINDIR)/kernels/%.o,$(KERNELS)) \
+                $(DROPINDIR)/clearpages-freestanding.o \
+                $(CMAKEDIR)/clearpagesConfig.cmake $(CMAKEDIR)/clearpagesConfigVersion.cmake \
+                $(DIR_MANIFEST)
 
 .PHONY: install uninstall examples test-elf test-install test-examples cp-always \
         test-elf-arm64 test-examples-arm64
 TEST_STEPS += test-elf test-install test-examples
 # The C++ example, and the arm64 half of these steps run from an x86_64 host.
-DEPS_PKGS  += binutils g++ g++-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-user
+DEPS_TEST_PKGS += g++ g++-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-user
 ifneq ($(ARCH),arm64)
 TEST_STEPS += test-elf-arm64 test-examples-arm64
 endif
@@ -86,8 +104,12 @@ test-elf-arm64 test-examples-arm64:
 	else \
 	    $(MAKE) --no-print-directory ARCH=arm64 $(@:-arm64=); \
 	fi
+# The folders install needs; the ones it had to create are recorded in
+# DIR_MANIFEST, and uninstall removes those (when empty), no others.
+INSTALL_DIRS = $(INCLUDEDIR) $(LIBDIR)/pkgconfig $(DROPINDIR)/kernels $(CMAKEDIR)
+DIR_MANIFEST = $(DROPINDIR)/installed-dirs
 install: lib
-	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(DROPINDIR)/kernels
+	scripts/install-dirs.sh create $(DESTDIR)$(DIR_MANIFEST) $(addprefix $(DESTDIR),$(INSTALL_DIRS))
 	install -m 644 include/clearpages.h $(DESTDIR)$(INCLUDEDIR)/
 	install -m 644 $(PC) $(DESTDIR)$(LIBDIR)/pkgconfig/
 	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
@@ -96,9 +118,11 @@ install: lib
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libclearpages.so
 	install -m 644 $(ALL_OBJ) $(DESTDIR)$(DROPINDIR)/
 	install -m 644 $(KERNEL_OBJS) $(DESTDIR)$(DROPINDIR)/kernels/
+	install -m 644 $(FS_OBJ) $(DESTDIR)$(DROPINDIR)/
+	install -m 644 $(CMAKE_FILES) $(DESTDIR)$(CMAKEDIR)/
 uninstall:
-	rm -f $(addprefix $(DESTDIR),$(INSTALL_FILES))
-	rmdir $(DESTDIR)$(DROPINDIR)/kernels $(DESTDIR)$(DROPINDIR) 2>/dev/null || true
+	rm -f $(filter-out $(DESTDIR)$(DIR_MANIFEST),$(addprefix $(DESTDIR),$(INSTALL_FILES)))
+	scripts/install-dirs.sh remove $(DESTDIR)$(DIR_MANIFEST)
 
 # Install into a scratch DESTDIR: the file list must be exactly INSTALL_FILES,
 # and uninstall must remove all of it and nothing else (a foreign file stays).
@@ -118,6 +142,11 @@ test-install: lib
 	left=$$(cd $$d && find . ! -type d); \
 	[ "$$left" = ./$(patsubst /%,%,$(LIBDIR))/foreign ] || { echo "test-install: after uninstall: $$left"; exit 1; }; \
 	[ ! -e $$d$(DROPINDIR) ] || { echo "test-install: $(DROPINDIR) left behind"; exit 1; }; \
+	[ ! -e $$d$(INCLUDEDIR) ] && [ ! -e $$d$(LIBDIR)/pkgconfig ] || \
+	    { echo "test-install: folders install created are left behind"; exit 1; }; \
+	mkdir -p $$d$(INCLUDEDIR); $(MAKE) --no-print-directory -s install DESTDIR=$$d; \
+	$(MAKE) --no-print-directory -s uninstall DESTDIR=$$d; \
+	[ -d $$d$(INCLUDEDIR) ] || { echo "test-install: removed $(INCLUDEDIR), which it did not create"; exit 1; }; \
 	rm -rf $$d $$d.got $$d.want; echo "test-install: $(words $(INSTALL_FILES)) files installed and removed"
 
 
@@ -146,7 +175,7 @@ EX_BINS   = $(foreach e,clear_extents kernel_tour,$(foreach w,$(EX_WAYS),$(EX_DI
 $(EX_DIR):
 	mkdir -p $@
 
-$(STAGE_PC): $(LIB_SO) $(BUILD)/$(SONAME) $(PC) $(LIB_A) $(ALL_OBJ) $(KERNEL_OBJS)
+$(STAGE_PC): $(LIB_SO) $(BUILD)/$(SONAME) $(PC) $(LIB_A) $(ALL_OBJ) $(KERNEL_OBJS) $(FS_OBJ) $(CMAKE_FILES)
 	rm -rf $(STAGE)
 	$(MAKE) --no-print-directory install DESTDIR=$(STAGE)
 
@@ -186,3 +215,56 @@ test-examples: $(EX_BINS) $(EX_DIR)/plugin_dlclose $(STAGE_PC)
 	CLEARPAGES_NT_THRESHOLD=64k $(EX_RUN) $(EX_DIR)/clear_extents-object 1 16 64; \
 	echo "--- $(EX_DIR)/plugin_dlclose"; \
 	$(EX_RUN) $(EX_DIR)/plugin_dlclose $(STAGE)$(LIBDIR)/$(SONAME)
+
+# --- the CMake and Meson consumers (examples/cmake, examples/meson), built
+# against the staged install given its prefix only (CMake: CMAKE_PREFIX_PATH;
+# Meson: pkg-config's search path, with the stage as its sysroot since
+# clearpages.pc names the real prefix); cross builds through the toolchain and
+# cross files. Each builds clear_extents shared and static; both run, the
+# shared one must load the staged .so. CMake also links the freestanding
+# program with clearpages::freestanding alone. The CMake files must name no absolute
+# path of the install (relocatable).
+EX_CMAKE := $(abspath $(EX_DIR)/cmake)
+EX_MESON := $(abspath $(EX_DIR)/meson)
+ifneq ($(CROSS),)
+EX_CMAKE_ARGS := -DCMAKE_TOOLCHAIN_FILE=$(abspath examples/cmake/aarch64-linux-gnu.cmake)
+EX_MESON_ARGS := --cross-file $(abspath examples/meson/aarch64-linux-gnu.ini)
+endif
+DEPS_TEST_PKGS += cmake meson ninja-build
+.PHONY: test-examples-consumers
+test-examples: test-examples-consumers
+test-examples-consumers: $(STAGE_PC)
+	@set -e; rm -rf $(EX_CMAKE) $(EX_CMAKE)-cross $(EX_MESON); mkdir -p $(EX_DIR); \
+	if grep -nE '$(STAGE)|$(PREFIX)|$(LIBDIR)|$(INCLUDEDIR)' $(STAGE)$(CMAKEDIR)/*.cmake; then \
+	    echo "test-examples: the CMake package names an absolute path (not relocatable)"; exit 1; fi; \
+	echo "--- examples/cmake: CMAKE_PREFIX_PATH=$(STAGE)$(PREFIX)"; \
+	cmake -S examples/cmake -B $(EX_CMAKE) -DCMAKE_PREFIX_PATH=$(STAGE)$(PREFIX) $(EX_CMAKE_ARGS) \
+	    -DCLEARPAGES_FS_CHECK=$(abspath tests/freestanding/fs_check.c) \
+	    >$(EX_CMAKE).log 2>&1 && cmake --build $(EX_CMAKE) >>$(EX_CMAKE).log 2>&1 || \
+	    { cat $(EX_CMAKE).log; echo "test-examples: examples/cmake failed"; exit 1; }; \
+	grep -qx 'clearpages_DIR:PATH=$(STAGE)$(CMAKEDIR)' $(EX_CMAKE)/CMakeCache.txt || \
+	    { grep clearpages_DIR $(EX_CMAKE)/CMakeCache.txt; echo "test-examples: CMake found another clearpages"; exit 1; }; \
+	if [ -z "$(CROSS)" ] && [ $(ARCH) = x86_64 ] && command -v aarch64-linux-gnu-gcc >/dev/null; then \
+	    echo "--- examples/cmake, cross-built for arm64: must refuse this x86_64 package"; \
+	    if cmake -S examples/cmake -B $(EX_CMAKE)-cross -DCMAKE_PREFIX_PATH=$(STAGE)$(PREFIX) \
+	        -DCMAKE_TOOLCHAIN_FILE=$(abspath examples/cmake/aarch64-linux-gnu.cmake) >$(EX_CMAKE)-cross.log 2>&1 || \
+	        ! grep -qF '$(CP_VERSION) (x86_64)' $(EX_CMAKE)-cross.log; then \
+	        cat $(EX_CMAKE)-cross.log; echo "test-examples: an arm64 build took the x86_64 package"; exit 1; fi; \
+	fi; \
+	echo "--- examples/meson: PKG_CONFIG_LIBDIR=$(STAGE)$(LIBDIR)/pkgconfig"; \
+	PKG_CONFIG_SYSROOT_DIR=$(STAGE) PKG_CONFIG_LIBDIR=$(STAGE)$(LIBDIR)/pkgconfig \
+	    meson setup $(EX_MESON_ARGS) $(EX_MESON) examples/meson >$(EX_MESON).log 2>&1 && \
+	    meson compile -C $(EX_MESON) >>$(EX_MESON).log 2>&1 || \
+	    { cat $(EX_MESON).log; echo "test-examples: examples/meson failed"; exit 1; }; \
+	for b in $(EX_CMAKE)/clear_extents_shared $(EX_CMAKE)/clear_extents_static \
+	         $(EX_MESON)/clear_extents_shared $(EX_MESON)/clear_extents_static; do \
+	    echo "--- $$b"; \
+	    needs=$$($(CP_READELF) -dW $$b | grep -c 'NEEDED.*\[$(SONAME)\]' || true); \
+	    case $$b in *_shared) want=1 ;; *) want=0 ;; esac; \
+	    [ "$$needs" = $$want ] || { echo "$$b: NEEDED $(SONAME) $$needs times, expected $$want"; exit 1; }; \
+	    $(EX_RUN) $$b 1 16 512; \
+	done; \
+	echo "--- $(EX_CMAKE)/fs_check (clearpages::freestanding, no libc)"; \
+	$(EX_RUN) $(EX_CMAKE)/fs_check >$(EX_CMAKE)/fs_check.log 2>&1 || \
+	    { cat $(EX_CMAKE)/fs_check.log; echo "test-examples: fs_check failed"; exit 1; }; \
+	tail -n 1 $(EX_CMAKE)/fs_check.log

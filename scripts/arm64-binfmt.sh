@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # binfmt_misc for the arm64 test runs. Criterion re-executes the test binary for
 # its workers, so under qemu-user the kernel must know how to run an aarch64
 # ELF: this registers ONE entry, for aarch64 only (never a glob of qemu's

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Fetch the arm64 test tools into a project-local folder (ignored by git), without
 # touching the system's apt sources, its package state or its qemu:
 #   scripts/arm64-deps.sh qemu     QEMU >= 8 (qemu-user 10 from bookworm-backports; static
@@ -6,7 +7,7 @@
 #   scripts/arm64-deps.sh sysroot  Criterion's arm64 libraries (+ libc and the other runtime
 #                                  deps) into .deps/arm64/sysroot/, linked with -L/-rpath-link
 #                                  and run with QEMU_LD_PREFIX
-# How (DESIGN.md): a scratch apt configuration naming bookworm and bookworm-backports for
+# How: a scratch apt configuration naming bookworm and bookworm-backports for
 # amd64 and arm64, `apt-get download`, `dpkg-deb -x`. Installing libcriterion-dev:arm64
 # through multiarch would remove the amd64 one (nanomsg is not Multi-Arch: same).
 # Idempotent: a stamp file per part. Needs network and apt-get, not root.

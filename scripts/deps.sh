@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Install the Debian packages named on the command line that are missing.
 # As root: apt-get install them. Otherwise: print the exact command to run.
 set -eu

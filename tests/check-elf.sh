@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # ELF checks of one build/<arch>/ tree, with that arch's binutils:
 #  - only cp_ names are global in libclearpages.a, clearpages.o and the kernel
 #    objects; internal cp__ names are hidden; each kernel object defines its one

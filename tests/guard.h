@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Guard-paged memory and byte verification, shared by the Criterion suites
  * (tests/testutil.h) and the plain checkers that must run under qemu
@@ -10,6 +11,7 @@
 #define _GNU_SOURCE
 #endif
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -68,6 +70,33 @@ static inline size_t first_not(const unsigned char *p, size_t len, unsigned char
 				return at + i;
 	}
 	return len;
+}
+
+/* The one check of a clear: [start, start + len) of mem (total bytes) is zero
+ * and every other byte still FILL. 0, or -1 with why[] saying where it broke. */
+static inline int guard_verify(const unsigned char *mem, size_t total, size_t start,
+			       size_t len, char *why, size_t whylen)
+{
+	size_t bad = first_not(mem, start, FILL);
+	if (bad < start) {
+		snprintf(why, whylen, "byte %zu before the range [%zu, +%zu) was written",
+			 bad, start, len);
+		return -1;
+	}
+	bad = first_not(mem + start, len, 0);
+	if (bad < len) {
+		snprintf(why, whylen, "byte %zu of the range [%zu, +%zu) is 0x%02x, not 0",
+			 start + bad, start, len, mem[start + bad]);
+		return -1;
+	}
+	size_t after = total - start - len;
+	bad = first_not(mem + start + len, after, FILL);
+	if (bad < after) {
+		snprintf(why, whylen, "byte %zu after the range [%zu, +%zu) was written",
+			 start + len + bad, start, len);
+		return -1;
+	}
+	return 0;
 }
 
 /* splitmix64: reproducible streams from any seed, one state per thread. */

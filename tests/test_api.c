@@ -1,7 +1,8 @@
+/* SPDX-License-Identifier: MIT */
 /* The checked entry points: every bad input of the contract (nothing written),
  * cp_clear at every alignment, the extent policy's answers. */
 #include "testutil.h"
-#include "internal.h"
+#include "testhooks.h"
 #include <errno.h>
 #include <stdio.h>
 
@@ -136,7 +137,7 @@ Test(api, extent_policy)
 	const struct cp_kernel *big = cp_kernel_for(SIZE_MAX);
 	cr_assert(big->flags & CP_NONTEMPORAL, "a huge extent must be non-temporal, got %s",
 		  big->name);
-	size_t x = s->policy.nt_from_pages;
+	size_t x = cp__policy_nt_from(&s->policy);
 	cr_assert(x > 1, "crossover %zu pages", x);
 	cr_assert_not(cp_kernel_for(x - 1)->flags & CP_NONTEMPORAL);
 	cr_assert(cp_kernel_for(x)->flags & CP_NONTEMPORAL);

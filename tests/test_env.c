@@ -1,10 +1,11 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Environment overrides, each in a fresh child process (the library reads the
  * environment once, at its first use), and the first call made by 16 threads
  * at once.
  */
 #include "testutil.h"
-#include "internal.h"
+#include "testhooks.h"
 #include <pthread.h>
 #include <stdio.h>
 
@@ -18,7 +19,7 @@ CHILD_BODY(report)
 		printf("%s%s", i ? "," : "", list[i]->name);
 	printf("\nfor1=%s\nforbig=%s\nhot=%s\ncold=%s\nnt_from=%zu\n",
 	       cp_kernel_for(1)->name, cp_kernel_for(SIZE_MAX / CP_PAGE_SIZE)->name,
-	       cp__pick_hot(1)->name, cp__pick_cold(1)->name, cp__state()->policy.nt_from_pages);
+	       cp__pick_hot(1)->name, cp__pick_cold(1)->name, cp__policy_nt_from(&cp__state()->policy));
 	/* and it still clears correctly */
 	unsigned char *p = aligned_alloc(CP_PAGE_SIZE, 3 * CP_PAGE_SIZE);
 	memset(p, FILL, 3 * CP_PAGE_SIZE);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Hostile environment: garbage, empty, huge, negative and mixed-case values
  * of every CLEARPAGES_* variable. The library reads the environment once, so

@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * cp_clear_huge / cp_clear_huge_opts (issue 4).
+ * cp_clear_huge / cp_clear_huge_opts.
  *
  * The sequence tests pass a recording kernel and a fake, never-dereferenced
  * base: they touch no memory, so they stay cheap under qemu. Each expected
@@ -8,7 +9,7 @@
  * loops), never from the implementation. A few tests clear real, guarded memory.
  */
 #include "testutil.h"
-#include "internal.h"
+#include "testhooks.h"
 #include <errno.h>
 #include <stdio.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cp_clear_huge / cp_clear_huge_opts on real memory: every order with every
  * kernel clears exactly its pages between guard pages, and bad input writes

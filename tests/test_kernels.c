@@ -1,66 +1,128 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * Kernel-level tests: each one loops over cp_kernels() (every usable kernel
- * here) and names the kernel that failed. Kernels this CPU cannot run show up
- * as skipped in the `availability` tests, with the reason.
+ * Kernel-level tests. Each property runs for every kernel of cp_kernels()
+ * (every usable kernel here) and records each kernel's result, a fault
+ * included, before failing: a broken kernel never hides the ones after it,
+ * and the failure names every kernel that failed. Kernels this CPU cannot
+ * run show up as skipped in the `availability` tests, with the reason.
  */
 #include "testutil.h"
-#include "internal.h"
+#include "testhooks.h"
+#include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 
-#define FOR_EACH_KERNEL(k) \
-	const struct cp_kernel *const *list_; \
-	size_t n_ = cp_kernels(&list_); \
-	cr_assert(n_ > 0, "no usable kernel"); \
-	for (size_t i_ = 0; i_ < n_ && ((k) = list_[i_]); i_++)
+/* One property of one kernel over guarded memory g: 0, or -1 with why[]. */
+typedef int kernel_property(const struct cp_kernel *k, struct guarded *g,
+			    char *why, size_t whylen);
+
+/* A kernel that faults (a store past the guard, an instruction the CPU
+ * lacks) fails its property; the loop goes on with the next kernel. */
+static sigjmp_buf fault_return;
+static volatile sig_atomic_t fault_signal;
+
+static void on_fault(int sig)
+{
+	fault_signal = sig;
+	siglongjmp(fault_return, 1);
+}
+
+static void check_every_kernel(const char *property, kernel_property *prop, size_t pages)
+{
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGILL };
+	struct sigaction sa, old[3];
+	const struct cp_kernel *const *list;
+	size_t n = cp_kernels(&list), nfailed = 0;
+	char results[4096] = "", failed[512] = "";
+	struct guarded g = guarded_map(pages);
+
+	cr_assert(n > 0, "no usable kernel");
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_fault;
+	sa.sa_flags = SA_NODEFER;
+	for (size_t s = 0; s < 3; s++)
+		sigaction(sigs[s], &sa, &old[s]);
+	for (size_t i = 0; i < n; i++) {
+		const struct cp_kernel *volatile k = list[i];
+		char why[256] = "";
+		int rc;
+		fault_signal = 0;
+		if (sigsetjmp(fault_return, 1) == 0)
+			rc = prop(k, &g, why, sizeof(why));
+		else
+			rc = -1, snprintf(why, sizeof(why), "killed by %s", strsignal(fault_signal));
+		if (rc) {
+			nfailed++;
+			snprintf(failed + strlen(failed), sizeof(failed) - strlen(failed), "%s%s",
+				 nfailed > 1 ? ", " : "", k->name);
+		}
+		snprintf(results + strlen(results), sizeof(results) - strlen(results),
+			 "\n    %-10s %s%s%s", k->name, rc ? "FAIL" : "PASS", rc ? ": " : "", why);
+	}
+	for (size_t s = 0; s < 3; s++)
+		sigaction(sigs[s], &old[s], NULL);
+	guard_unmap(&g);
+	cr_assert(nfailed == 0, "%s: %zu of %zu kernels failed (%s):%s",
+		  property, nfailed, n, failed, results);
+}
+
+/* Each property: fill, clear, verify every byte of the mapping. */
+static int one_page(const struct cp_kernel *k, struct guarded *g, char *why, size_t whylen)
+{
+	memset(g->mem, FILL, g->len);
+	k->clear(g->mem, 1);
+	return guard_verify(g->mem, g->len, 0, g->len, why, whylen);
+}
 
 Test(kernels, one_page_between_guards)
 {
-	const struct cp_kernel *k;
-	struct guarded g = guarded_map(1);
-	FOR_EACH_KERNEL(k) {
-		memset(g.mem, FILL, g.len);
-		k->clear(g.mem, 1);
-		assert_cleared(k->name, g.mem, g.len, 0, g.len);
-	}
-	guard_unmap(&g);
+	check_every_kernel("one page between guards", one_page, 1);
 }
 
 /* Random extents of 1-600 pages at random page positions inside a fill. */
-Test(kernels, random_extents_every_byte)
+enum { EXTENT_MAX_PAGES = 600, EXTENT_SLACK = 64 };
+
+static int random_extents(const struct cp_kernel *k, struct guarded *g, char *why, size_t whylen)
 {
-	const struct cp_kernel *k;
-	const size_t max_pages = 600, slack = 64;
-	struct guarded g = guarded_map(max_pages + slack);
 	uint64_t seed = 0x9e3779b97f4a7c15ull;
 	int rounds = test_quick() ? 6 : 40;
-	FOR_EACH_KERNEL(k) {
-		for (int r = 0; r < rounds; r++) {
-			size_t n = 1 + next_random(&seed) % max_pages;
-			size_t pos = next_random(&seed) % (max_pages + slack - n + 1);
-			if (r == 0) { n = max_pages; pos = slack; }   /* flush with the end guard */
-			memset(g.mem, FILL, g.len);
-			k->clear(g.mem + pos * CP_PAGE_SIZE, n);
-			char who[96];
-			snprintf(who, sizeof(who), "%s (%zu pages at page %zu)", k->name, n, pos);
-			assert_cleared(who, g.mem, g.len, pos * CP_PAGE_SIZE, n * CP_PAGE_SIZE);
+	for (int r = 0; r < rounds; r++) {
+		size_t n = 1 + next_random(&seed) % EXTENT_MAX_PAGES;
+		size_t pos = next_random(&seed) % (EXTENT_MAX_PAGES + EXTENT_SLACK - n + 1);
+		if (r == 0) {   /* flush with the end guard */
+			n = EXTENT_MAX_PAGES;
+			pos = EXTENT_SLACK;
+		}
+		memset(g->mem, FILL, g->len);
+		k->clear(g->mem + pos * CP_PAGE_SIZE, n);
+		char broke[200];
+		if (guard_verify(g->mem, g->len, pos * CP_PAGE_SIZE, n * CP_PAGE_SIZE,
+				 broke, sizeof(broke))) {
+			snprintf(why, whylen, "%zu pages at page %zu: %s", n, pos, broke);
+			return -1;
 		}
 	}
-	guard_unmap(&g);
+	return 0;
+}
+
+Test(kernels, random_extents_every_byte)
+{
+	check_every_kernel("random extents", random_extents, EXTENT_MAX_PAGES + EXTENT_SLACK);
 }
 
 /* A kernel must leave memory it did not clear alone even when called twice
  * back to back on adjacent extents (no trailing over-store). */
+static int adjacent(const struct cp_kernel *k, struct guarded *g, char *why, size_t whylen)
+{
+	memset(g->mem, FILL, g->len);
+	k->clear(g->mem + CP_PAGE_SIZE, 3);
+	k->clear(g->mem + 4 * CP_PAGE_SIZE, 2);
+	return guard_verify(g->mem, g->len, CP_PAGE_SIZE, 5 * CP_PAGE_SIZE, why, whylen);
+}
+
 Test(kernels, adjacent_extents)
 {
-	const struct cp_kernel *k;
-	struct guarded g = guarded_map(9);
-	FOR_EACH_KERNEL(k) {
-		memset(g.mem, FILL, g.len);
-		k->clear(g.mem + CP_PAGE_SIZE, 3);
-		k->clear(g.mem + 4 * CP_PAGE_SIZE, 2);
-		assert_cleared(k->name, g.mem, g.len, CP_PAGE_SIZE, 5 * CP_PAGE_SIZE);
-	}
-	guard_unmap(&g);
+	check_every_kernel("adjacent extents", adjacent, 9);
 }
 
 Test(kernels, list_order_and_lookup)

@@ -5,13 +5,13 @@
  * grown short when threads cannot start, sized by the affinity mask) and
  * concurrent callers.
  *
- * The library splits only into shares of cp__parallel_min_share_pages (1024
+ * The library splits only into shares of cp__state()->policy.parallel_min_share_pages (1024
  * pages, 4 MiB); most tests go through cp__clear_pages_parallel_min with one-page
  * shares, so that every split happens at extents that stay quick under qemu.
  * Threads are counted in /proc/self/task: the pool is only observable there.
  */
 #include "testutil.h"
-#include "internal.h"
+#include "testhooks.h"
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
@@ -82,7 +82,7 @@ Test(parallel, clears_exactly_tiny_to_large)
 	static const size_t tiny[] = { 1, 2, 3, 5, 7, 8, 9, 15, 17, 64, 255, 1031 };
 	clears_exactly(clear_one_page_shares, tiny, sizeof(tiny) / sizeof(tiny[0]));
 	/* the library's own threshold: below it, at it, and split two ways */
-	const size_t min = cp__parallel_min_share_pages;
+	const size_t min = cp__state()->policy.parallel_min_share_pages;
 	const size_t large[] = { 1, 3, 2 * min - 1, 2 * min, 2 * min + 3 };
 	clears_exactly(cp_clear_pages_parallel, large, test_quick() ? 3 : 5);
 }
@@ -112,7 +112,7 @@ Test(parallel, bad_input_writes_nothing)
 
 Test(parallel, below_the_threshold_stays_on_caller)
 {
-	const size_t min = cp__parallel_min_share_pages;
+	const size_t min = cp__state()->policy.parallel_min_share_pages;
 	struct guarded g = guarded_map(2 * min);
 	unsigned before = threads_now();
 	check_with(cp_clear_pages_parallel, &g, 0, 2 * min - 1, 8);
@@ -323,16 +323,19 @@ Test(parallel, shares_use_the_whole_extents_kernel)
 	static const struct cp_kernel temporal = { "rec_t", "test", 0, rec_temporal };
 	static const struct cp_kernel nontemporal = { "rec_nt", "test", CP_NONTEMPORAL,
 						      rec_nontemporal };
-	const struct cp__policy policy = { 0, BIG_PAGES, &temporal, &temporal, &nontemporal };
+	const struct cp__band rows[] = { { 0, &temporal }, { BIG_PAGES, &nontemporal } };
 	struct guarded g = guarded_map(BIG_PAGES + 2);
 
-	cp_kernels(NULL);                  /* initialise first: init sets the defaults */
-	cp__policy_set(&policy);
+	struct cp__policy policy = cp__state()->defaults;   /* initialises first */
+	cp__bands_set(&policy.any, rows, 2);
+	cp__bands_set(&policy.hot, rows, 1);
+	cp__bands_set(&policy.cold, rows + 1, 1);
+	cp__policy_publish(&policy, "test");
 	check_with(clear_small_shares, &g, 1, BIG_PAGES, 8);       /* shares < crossover */
 	cr_assert_eq(temporal_calls, 0, "%u shares took the temporal kernel", temporal_calls);
 	cr_assert_gt(nontemporal_calls, 1, "the extent was not split");
 	check_with(clear_small_shares, &g, 1, BIG_PAGES - 1, 8);   /* below: all temporal */
 	cr_assert_gt(temporal_calls, 1);
-	cp__policy_set(&cp__state()->defaults);
+	cp__policy_publish(&cp__state()->defaults, cp__state()->default_source);
 	guard_unmap(&g);
 }

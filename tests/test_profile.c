@@ -1,40 +1,18 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Tuned profiles: cp_set_profile loads, rejects (policy unchanged) and
  * restores; CLEARPAGES_PROFILE at initialisation, in a child process because
  * the library reads the environment once.
  */
 #include "testutil.h"
-#include "internal.h"
+#include "profile_files.h"
+#include "testhooks.h"
 #include <errno.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-/* Profile files of this test, removed when it ends. */
-#define MAX_FILES 64
-static char files[MAX_FILES][40];
-static unsigned nfiles;
-
-static void remove_files(void)
-{
-	for (unsigned i = 0; i < nfiles; i++)
-		unlink(files[i]);
-}
-TestSuite(profile, .fini = remove_files);
-
-/* The profile text in a fresh file; returns its path. */
-static const char *profile_file(const char *text, size_t len)
-{
-	cr_assert(nfiles < MAX_FILES);
-	char *path = files[nfiles++];
-	strcpy(path, "/tmp/cp_test_profile_XXXXXX");
-	int fd = mkstemp(path);
-	cr_assert(fd >= 0);
-	cr_assert_eq(write(fd, text, len), (ssize_t)len);
-	close(fd);
-	return path;
-}
-#define PROFILE(text) profile_file(text, sizeof(text) - 1)
+TestSuite(profile, .fini = profile_files_remove);
 
 /* The first and last usable kernel of a class, in cp_kernels() order. */
 static const struct cp_kernel *kernel_of(int nontemporal, int last)
@@ -55,9 +33,7 @@ static struct cp__policy policy_now(void)
 
 static void assert_policy_eq(struct cp__policy a, struct cp__policy b, const char *what)
 {
-	cr_assert(a.small == b.small && a.temporal == b.temporal &&
-		  a.nontemporal == b.nontemporal && a.small_below_pages == b.small_below_pages &&
-		  a.nt_from_pages == b.nt_from_pages, "policy changed: %s", what);
+	cr_assert(!memcmp(&a, &b, sizeof(a)), "policy changed: %s", what);
 }
 
 /* A profile using every key, kernels different from the defaults where the CPU allows. */
@@ -82,8 +58,10 @@ Test(profile, load_sets_every_band_and_null_restores)
 	cr_assert_eq(cp_kernel_for(16), kernel_of(0, 0), "from 64k: temporal");
 	cr_assert_eq(cp_kernel_for(2047), kernel_of(0, 0), "below 8M: temporal");
 	cr_assert_eq(cp_kernel_for(2048), kernel_of(1, 1), "from 8M: non-temporal");
-	cr_assert_eq(policy_now().small_below_pages, 16);
-	cr_assert_eq(policy_now().nt_from_pages, 2048);
+	cr_assert_eq(cp__bands_pick(&cp__state()->policy.hot, 15), kernel_of(0, 1), "hot below 64k");
+	cr_assert_eq(cp__bands_pick(&cp__state()->policy.hot, 16), kernel_of(0, 0), "hot from 64k");
+	cr_assert_eq(cp__bands_pick(&cp__state()->policy.hot, SIZE_MAX / PG), kernel_of(0, 0));
+	cr_assert_eq(cp__policy_nt_from(&cp__state()->policy), 2048);
 	struct guarded g = guarded_map(2100);
 	memset(g.mem, FILL, g.len);
 	cr_assert_eq(cp_clear_pages(g.mem + CP_PAGE_SIZE, 2049), 0);
@@ -97,14 +75,19 @@ Test(profile, load_sets_every_band_and_null_restores)
 
 Test(profile, keys_left_out_keep_their_defaults)
 {
-	struct cp__policy want = policy_now();
-	want.nt_from_pages = 0;
+	struct cp__policy defaults = policy_now();
+	const struct cp_kernel *nt = cp__bands_pick(&defaults.cold, SIZE_MAX / PG);
 	cr_assert_eq(cp_set_profile(PROFILE("version 1\nnt_from 0\n")), 0);
-	assert_policy_eq(policy_now(), want, "only nt_from may change");
-	cr_assert_eq(cp_kernel_for(1), want.nontemporal, "nt_from 0: always non-temporal");
-	want.nt_from_pages = (size_t)3 << 18;
+	cr_assert_eq(cp_kernel_for(1), nt, "nt_from 0: always non-temporal");
+	cr_assert_eq(cp__bands_count(&cp__state()->policy.any), 1, "nt_from 0: one band");
+	cr_assert_eq(cp__bands_pick(&cp__state()->policy.hot, 1), cp__bands_pick(&defaults.hot, 1),
+		     "the small band stays for hot clears");
 	cr_assert_eq(cp_set_profile(PROFILE("\n  # sizes take k/M/G\nversion\t1 \nnt_from 3G\n\n")), 0);
-	assert_policy_eq(policy_now(), want, "3G");
+	cr_assert_eq(cp__policy_nt_from(&cp__state()->policy), (size_t)3 << 18, "3G");
+	cr_assert_eq(cp_kernel_for(1), cp__bands_pick(&defaults.any, 1), "small kernel kept");
+	cr_assert_eq(cp_kernel_for(((size_t)3 << 18) - 1),
+		     cp__bands_pick(&defaults.hot, SIZE_MAX / PG), "temporal kernel kept");
+	cr_assert_eq(cp_kernel_for((size_t)3 << 18), nt, "non-temporal kernel kept");
 }
 
 static const struct { const char *why; const char *text; size_t len; } malformed[] = {
@@ -113,7 +96,7 @@ static const struct { const char *why; const char *text; size_t len; } malformed
 	BAD("comments only", "# nothing\n\n"),
 	BAD("no version", "nt_from 8M\n"),
 	BAD("version not first", "nt_from 8M\nversion 1\n"),
-	BAD("version 2", "version 2\n"),
+	BAD("version 2 without its lines", "version 2\n"),
 	BAD("unknown key", "version 1\nnt_threshold 8M\n"),
 	BAD("key case", "version 1\nNT_FROM 8M\n"),
 	BAD("duplicate key", "version 1\nnt_from 8M\nnt_from 16M\n"),
@@ -183,8 +166,8 @@ Test(profile, missing_or_unreadable_is_enoent)
 CHILD_BODY(baseline_profile_applied)
 {
 	const struct cp__policy *p = &cp__state()->policy;
-	if (p->nt_from_pages != 2048 || strcmp(p->temporal->name, BASELINE) ||
-	    strcmp(p->nontemporal->name, BASELINE_NT))
+	if (cp__policy_nt_from(p) != 2048 || strcmp(cp_kernel_for(2047)->name, BASELINE) ||
+	    strcmp(cp_kernel_for(2048)->name, BASELINE_NT))
 		_exit(2);
 }
 
@@ -223,8 +206,10 @@ Test(profile, env_profile_loaded_at_init)
 
 CHILD_BODY(disabled_kernel_rejected)
 {
-	if (cp_set_profile(PROFILE("version 1\ntemporal avx2\n")) != -EINVAL ||
-	    cp_set_profile(PROFILE("version 1\ntemporal sve\n")) != -EINVAL)
+	int r = cp_set_profile(PROFILE("version 1\ntemporal avx2\n")) != -EINVAL ||
+		cp_set_profile(PROFILE("version 1\ntemporal sve\n")) != -EINVAL;
+	profile_files_remove();
+	if (r)
 		_exit(4);
 }
 
@@ -243,8 +228,10 @@ Test(profile, disabled_kernel_rejected)
 
 CHILD_BODY(forced_kernel_wins)
 {
-	if (cp_set_profile(full_profile()) || strcmp(cp_kernel_for(1)->name, BASELINE) ||
-	    strcmp(cp_kernel_for(SIZE_MAX / CP_PAGE_SIZE)->name, BASELINE))
+	int r = cp_set_profile(full_profile()) || strcmp(cp_kernel_for(1)->name, BASELINE) ||
+		strcmp(cp_kernel_for(SIZE_MAX / CP_PAGE_SIZE)->name, BASELINE);
+	profile_files_remove();
+	if (r)
 		_exit(5);
 }
 

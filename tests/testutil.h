@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Helpers shared by the Criterion suites: guard-paged mappings, fill and
  * verification, child processes with their own environment. */
 #ifndef CP_TESTUTIL_H
@@ -38,20 +39,14 @@ static inline struct guarded guarded_map(size_t pages)
 	return g;
 }
 
-/* Assert [start, start+len) of mem (size total) is zero and all else is FILL. */
+/* Assert [start, start+len) of mem (size total) is zero and all else is FILL
+ * (guard_verify). */
 static inline void assert_cleared(const char *who, const unsigned char *mem, size_t total,
 				  size_t start, size_t len)
 {
-	size_t bad = first_not(mem, start, FILL);
-	cr_assert(bad == start, "%s: byte %zu before the range [%zu, +%zu) was written",
-		  who, bad, start, len);
-	bad = first_not(mem + start, len, 0);
-	cr_assert(bad == len, "%s: byte %zu of the range [%zu, +%zu) is not zero",
-		  who, start + bad, start, len);
-	bad = first_not(mem + start + len, total - start - len, FILL);
-	cr_assert(bad == total - start - len,
-		  "%s: byte %zu after the range [%zu, +%zu) was written",
-		  who, start + len + bad, start, len);
+	char why[160];
+	int bad = guard_verify(mem, total, start, len, why, sizeof(why));
+	cr_assert(!bad, "%s: %s", who, why);
 }
 
 /* Tests scale down under emulation: CP_TEST_QUICK=1 (set by the qemu runners). */

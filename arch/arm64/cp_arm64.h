@@ -1,15 +1,19 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * Shared header of the arm64 kernels (GNU as, included by every arch/arm64/*.S).
+ * Shared header of the arm64 kernels (GNU as, included by every *.S here):
+ * entry macros, the hardening notes, and the loops more than one kernel runs
+ * (CP_STORE_LOOP, CP_MOPS_SET below).
  *
  * ENTRY/END: a global, 64-byte aligned function whose first instruction is
  * `bti c` (a NOP before ARMv8.5; a landing pad for indirect calls under BTI),
- * with CFI and an ELF size. ENTRY_HIDDEN: the same, hidden (internal cp__ names).
+ * with CFI and an ELF size. ENTRY_HIDDEN: the same, hidden (internal cp__
+ * names).
  *
  * Every object also carries:
  *  - .note.GNU-stack, so the stack stays non-executable;
  *  - the GNU property note GNU_PROPERTY_AARCH64_FEATURE_1_AND = BTI | PAC, so
  *    linking these objects never downgrades a hardened binary. The kernels are
- *    leaf functions that never spill LR, so they are PAC-compatible as they are.
+ *    leaf functions that never spill LR: PAC-compatible as they are.
  */
 #ifndef CP_ARM64_H
 #define CP_ARM64_H
@@ -40,6 +44,54 @@
 
 /* log2 of the page the kernels clear (CP_PAGE_SIZE, whatever the system's). */
 #define CP_PAGE_SHIFT	12
+
+/*
+ * CP_STORE_LOOP store, zero, pair, form, dst, npages, dstend: the loop of the
+ * store-pair kernels (stp, stp_q, stnp). Sets dstend = dst + npages pages, then
+ * stores `store zero, zero` four times per iteration, `pair` bytes each, until
+ * dst reaches dstend; dst ends at dstend, npages is kept. 4 x pair divides
+ * 4096 for pair 16 or 32, so the loop needs no tail and lands on dstend
+ * exactly, even for a range that ends at 2^64.
+ * form `post`: the fourth store post-increments dst (one add per loop);
+ * form `add`: four offset stores, then an add (STNP has no writeback form).
+ */
+.macro CP_STORE_LOOP store, zero, pair, form, dst, npages, dstend
+	add	\dstend, \dst, \npages, lsl CP_PAGE_SHIFT
+.ifc \form, post
+1:	\store	\zero, \zero, [\dst, \pair]
+	\store	\zero, \zero, [\dst, 2 * \pair]
+	\store	\zero, \zero, [\dst, 3 * \pair]
+	\store	\zero, \zero, [\dst], 4 * \pair
+.else
+.ifc \form, add
+1:	\store	\zero, \zero, [\dst]
+	\store	\zero, \zero, [\dst, \pair]
+	\store	\zero, \zero, [\dst, 2 * \pair]
+	\store	\zero, \zero, [\dst, 3 * \pair]
+	add	\dst, \dst, 4 * \pair
+.else
+	.error	"CP_STORE_LOOP: form must be post or add"
+.endif
+.endif
+	cmp	\dst, \dstend
+	b.ne	1b
+.endm
+
+/*
+ * CP_MOPS_SET dst, npages, count, hint: the FEAT_MOPS memset of the mops
+ * kernels: count = npages pages in bytes, then SETP/SETM/SETE (no hint:
+ * temporal) or SETPN/SETMN/SETEN (hint n: non-temporal) of zero from dst.
+ * dst and count are advanced and counted down by the sequence (count ends 0).
+ * The three must stay consecutive, in this order, on the same registers: a
+ * thread that migrates mid-sequence may be restarted from the prologue
+ * (Linux, Documentation/arch/arm64/mops.rst). Needs .arch armv8.8-a.
+ */
+.macro CP_MOPS_SET dst, npages, count, hint=
+	lsl	\count, \npages, CP_PAGE_SHIFT
+	setp\hint	[\dst]!, \count!, xzr
+	setm\hint	[\dst]!, \count!, xzr
+	sete\hint	[\dst]!, \count!, xzr
+.endm
 
 	.section .note.GNU-stack, "", %progbits
 

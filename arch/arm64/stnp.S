@@ -1,20 +1,19 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * cp_arm64_stnp: clear pages with `stnp q0, q0`, the non-temporal store pair.
+ * cp_arm64_stnp - clear pages with `stnp q0, q0`, the non-temporal store pair,
+ * 128 bytes per iteration
  *
- * STNP hints that the data will not be reused soon: cores that honour it
- * (Cortex-A57/A72 and later, Neoverse) stream the lines out with write
- * combining instead of filling the cache with zeros, which wins for extents
- * past the last-level cache and leaves the caller's working set in place.
- * Needs no feature, so it is also the non-temporal fallback when DC ZVA is
- * prohibited and MOPS absent. Clobbers v0 (caller-saved in AAPCS64).
+ * The non-temporal hint lets the core stream zeros past the cache, sparing the
+ * caller's working set; it needs no feature: the non-temporal fallback.
  *
  * Assumptions:
- * ARMv8-a, AArch64, AdvSIMD; dst 4096-aligned, count >= 1 (no checks).
+ * ARMv8-a, AArch64, AdvSIMD; dst 4096-aligned, npages >= 1 (no checks).
+ * Clobbers v0 (caller-saved in AAPCS64).
  */
 #include "cp_arm64.h"
 
-#define dst	x0	/* in: addr */
-#define count	x1	/* in: npages */
+#define dst	x0	/* in: addr; ends at dstend */
+#define npages	x1	/* in: npages */
 #define dstend	x2
 #define zero	q0	/* zeroed vector */
 
@@ -23,14 +22,6 @@
 /* void cp_arm64_stnp(void *addr, size_t npages) */
 ENTRY cp_arm64_stnp
 	movi	v0.2d, #0
-	add	dstend, dst, count, lsl CP_PAGE_SHIFT
-	/* STNP has no writeback form: offsets, then one add per 128 bytes. */
-1:	stnp	zero, zero, [dst]
-	stnp	zero, zero, [dst, 32]
-	stnp	zero, zero, [dst, 64]
-	stnp	zero, zero, [dst, 96]
-	add	dst, dst, 128
-	cmp	dst, dstend
-	b.ne	1b
+	CP_STORE_LOOP stnp, zero, 32, add, dst, npages, dstend
 	ret
 END cp_arm64_stnp

@@ -1,24 +1,24 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * cp_arm64_sve: clear pages with SVE stores of a zero vector, VL-agnostic.
+ * cp_arm64_sve - clear pages with VL-agnostic SVE `st1b` of a zero vector,
+ * four vectors per iteration and a predicated tail
  *
- * One `st1b` stores a whole vector (16 .. 256 bytes); four per iteration keep
- * the store pipes busy on A64FX (512-bit) and Neoverse V1 (256-bit), where a
- * vector store beats stp q. The vector length need not be a power of two
- * (SVE allows 48 bytes, say), so 4096 need not be a multiple of 4 x VL: the
- * tail runs under a whilelo predicate and never writes past the end. Temporal.
- * Needs HWCAP_SVE (the caller checks). Clobbers z0 and p0/p1 (caller-saved).
+ * Wider than stp q where vectors exceed 128 bits (A64FX 512, Neoverse V1 256);
+ * whilelo ends the tail exactly on any VL, even one that does not divide 4096.
  *
  * Assumptions:
- * ARMv8.2-a + SVE, AArch64; dst 4096-aligned, count >= 1 (no checks).
+ * ARMv8.2-a + SVE (HWCAP_SVE: the caller checks), AArch64; dst 4096-aligned,
+ * npages >= 1 (no checks). Any vector length from 16 to 256 bytes, a power of
+ * two or not (48 bytes, say). Clobbers z0, p0, p1 (caller-saved in AAPCS64).
  */
 #include "cp_arm64.h"
 
 #define dst	x0	/* in: addr */
-#define count	x1	/* in: npages */
+#define npages	x1	/* in: npages */
 #define step	x2	/* 4 x VL bytes */
-#define rem	x3	/* bytes left; counted, not compared against an end
+#define count	x3	/* bytes left; counted, not compared against an end
 			   address, which would wrap for a range ending at 2^64 */
-#define off	x4
+#define off	x4	/* tail: offset from dst */
 
 	.arch	armv8.2-a+sve
 
@@ -26,9 +26,9 @@
 ENTRY cp_arm64_sve
 	mov	z0.b, #0
 	ptrue	p0.b
-	lsl	rem, count, CP_PAGE_SHIFT
+	lsl	count, npages, CP_PAGE_SHIFT
 	cntb	step, all, mul #4
-	cmp	rem, step
+	cmp	count, step
 	b.lo	2f
 	/* Four whole vectors per iteration while they fit. */
 1:	st1b	z0.b, p0, [dst, #0, mul vl]
@@ -36,17 +36,17 @@ ENTRY cp_arm64_sve
 	st1b	z0.b, p0, [dst, #2, mul vl]
 	st1b	z0.b, p0, [dst, #3, mul vl]
 	addvl	dst, dst, #4
-	sub	rem, rem, step
-	cmp	rem, step
+	sub	count, count, step
+	cmp	count, step
 	b.hs	1b
 	/* Tail (< 4 x VL; none when VL is a power of two): whilelo stops exactly
-	   after rem bytes. */
+	   after count bytes. */
 2:	mov	off, 0
-	whilelo	p1.b, off, rem
+	whilelo	p1.b, off, count
 	b.none	4f
 3:	st1b	z0.b, p1, [dst, off]
 	incb	off
-	whilelo	p1.b, off, rem
+	whilelo	p1.b, off, count
 	b.first	3b
 4:	ret
 END cp_arm64_sve

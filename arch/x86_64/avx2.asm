@@ -1,12 +1,15 @@
-; cp_x86_64_avx2: aligned 32-byte `vmovdqa` stores, 128 bytes per iteration.
-; The fastest temporal kernel for one page (no string-op startup, two stores
-; per line). Needs AVX2 and the OS saving YMM state (XGETBV). Ends with
-; vzeroupper so the caller's SSE code pays no transition penalty.
+; cp_x86_64_avx2 - clear pages with aligned 32-byte vmovdqa ymm stores
+; SPDX-License-Identifier: MIT
+;
+; Assumptions:
+; x86_64, SysV ABI; addr 4096-aligned, npages >= 1 (no checks).
+; AVX2, and the OS saving YMM state (XCR0 SSE|AVX, read with XGETBV).
+; Temporal: the lines are allocated in the cache.
+;
+; No string-op startup and two stores a line: the temporal kernel for one
+; page. vzeroupper on exit spares the caller's SSE code a transition penalty.
+
 %include "cp_x86_64.inc"
 
-CP_FUNC cp_x86_64_avx2
-	vpxor	xmm0, xmm0, xmm0        ; zeroes all of ymm0
-	CP_STORE_LOOP vmovdqa, ymm0, 32
-	vzeroupper
-	ret
-CP_ENDFUNC cp_x86_64_avx2
+; void cp_x86_64_avx2(void *addr, size_t npages)
+CP_STORE_KERNEL cp_x86_64_avx2, vmovdqa, 32, ymm0

@@ -1,13 +1,15 @@
-; cp_x86_64_avx2_nt: 32-byte non-temporal `vmovntdq` stores, then `sfence`.
-; Full lines leave the write-combining buffers in one go: the fastest way past
-; the LLC without clzero. Lines end up out of cache. Needs AVX2 + OS YMM state;
-; vzeroupper on exit.
+; cp_x86_64_avx2_nt - clear pages with 32-byte vmovntdq ymm stores, then sfence
+; SPDX-License-Identifier: MIT
+;
+; Assumptions:
+; x86_64, SysV ABI; addr 4096-aligned, npages >= 1 (no checks).
+; AVX2, and the OS saving YMM state (XCR0 SSE|AVX, read with XGETBV).
+; Non-temporal: the lines end up out of the cache.
+;
+; Two stores fill a write-combining line, which leaves in one go with no
+; read-for-ownership: the way past the LLC without clzero. vzeroupper on exit.
+
 %include "cp_x86_64.inc"
 
-CP_FUNC cp_x86_64_avx2_nt
-	vpxor	xmm0, xmm0, xmm0
-	CP_STORE_LOOP vmovntdq, ymm0, 32
-	sfence
-	vzeroupper
-	ret
-CP_ENDFUNC cp_x86_64_avx2_nt
+; void cp_x86_64_avx2_nt(void *addr, size_t npages)
+CP_STORE_KERNEL cp_x86_64_avx2_nt, vmovntdq, 32, ymm0, nt

@@ -1,12 +1,15 @@
-; cp_x86_64_avx512_nt: 64-byte non-temporal `vmovntdq` zmm stores, then `sfence`.
-; One store fills a whole write-combining line. Needs AVX512F and the OS saving
-; ZMM state; vzeroupper on exit.
+; cp_x86_64_avx512_nt - clear pages with 64-byte vmovntdq zmm stores, then sfence
+; SPDX-License-Identifier: MIT
+;
+; Assumptions:
+; x86_64, SysV ABI; addr 4096-aligned, npages >= 1 (no checks).
+; AVX512F, and the OS saving ZMM state (XCR0 bits 1, 2, 5, 6, 7).
+; Non-temporal: the lines end up out of the cache.
+;
+; One store fills a whole write-combining line, which leaves at once with no
+; read-for-ownership. vzeroupper on exit.
+
 %include "cp_x86_64.inc"
 
-CP_FUNC cp_x86_64_avx512_nt
-	vpxord	zmm0, zmm0, zmm0
-	CP_STORE_LOOP vmovntdq, zmm0, 64
-	sfence
-	vzeroupper
-	ret
-CP_ENDFUNC cp_x86_64_avx512_nt
+; void cp_x86_64_avx512_nt(void *addr, size_t npages)
+CP_STORE_KERNEL cp_x86_64_avx512_nt, vmovntdq, 64, zmm0, nt

@@ -1,20 +1,43 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * x86_64 CPU detection: CPUID and XGETBV only. Fills struct cp__cpu; knows
- * nothing of kernels or policy.
+ * nothing of kernels or policy. The one place that compares vendor strings.
  *
  * Features: ERMS (7.0 EBX[9]), FSRM (7.0 EDX[4]), AVX2 (7.0 EBX[5]) usable only
  * when OSXSAVE (1 ECX[27]) is set and XCR0 has SSE and AVX state (bits 1-2),
- * CLZERO (0x80000008 EBX[0]).
+ * AVX512 (AVX512F, 7.0 EBX[16]) only when XCR0 also has opmask, ZMM_Hi256 and
+ * Hi16_ZMM (bits 5-7), CLZERO (0x80000008 EBX[0]).
+ * Identity: display family/model/stepping from leaf 1 EAX; the
+ * microarchitecture's name and the preference bits from vendor, family, model
+ * and features (cp__cpu_identify, a pure function: tests describe CPUs to it).
  * Caches: deterministic cache parameters, leaf 4 on Intel, 0x8000001D on AMD
  * (with TOPOEXT), whose L3 is what one core shares: per CCX on Zen. Emulators
  * often leave these leaves empty: then the defaults below.
+ *
+ * Freestanding: no libc beyond memset/memcpy/memmove (the freestanding object
+ * reuses this file as it is), so the string helpers are the tiny ones below.
  */
 #include <cpuid.h>
-#include <string.h>
-#include "internal.h"
+#include "cpu.h"
 
 #define DEFAULT_L2_BYTES  (1u << 20)        /* 1 MiB: common on recent cores */
 #define DEFAULT_LLC_BYTES (32u << 20)       /* 32 MiB: one Zen 3 CCX */
+
+static int str_eq(const char *a, const char *b)
+{
+	while (*a && *a == *b)
+		a++, b++;
+	return *a == *b;
+}
+
+/* Copy s into dst (size bytes, size > 0), always terminated. */
+static void str_copy(char *dst, size_t size, const char *s)
+{
+	size_t i = 0;
+	for (; s[i] && i + 1 < size; i++)
+		dst[i] = s[i];
+	dst[i] = '\0';
+}
 
 static void cpuid(unsigned leaf, unsigned sub, unsigned r[4])
 {
@@ -26,6 +49,87 @@ static unsigned long long xgetbv0(void)
 	unsigned lo, hi;
 	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
 	return ((unsigned long long)hi << 32) | lo;
+}
+
+static int vendor_is_amd(const char *vendor)
+{
+	return str_eq(vendor, "AuthenticAMD") || str_eq(vendor, "HygonGenuine");
+}
+
+/* Display family, model and stepping from leaf 1 EAX. The extended family
+ * counts only when the base family is 0xF; the extended model extends the
+ * base model on AMD when the base family is 0xF, on Intel (and others, as
+ * Intel documents it) when it is 6 or 0xF. */
+static void decode_signature(struct cp__cpu *cpu, unsigned eax)
+{
+	unsigned base_family = (eax >> 8) & 0xf, base_model = (eax >> 4) & 0xf;
+	unsigned ext_family = (eax >> 20) & 0xff, ext_model = (eax >> 16) & 0xf;
+	int amd = vendor_is_amd(cpu->vendor);
+
+	cpu->family = base_family == 0xf ? base_family + ext_family : base_family;
+	cpu->model_id = base_model;
+	if (base_family == 0xf || (!amd && base_family == 6))
+		cpu->model_id |= ext_model << 4;
+	cpu->stepping = eax & 0xf;
+}
+
+/* Microarchitectures by vendor, display family and a model range. Model
+ * ranges as Linux assigns them (intel-family.h; the Zen generations of
+ * arch/x86/kernel/cpu/amd.c). A CPU in no row has uarch "" (unknown). */
+enum vendor_kind { V_INTEL, V_AMD };
+struct model_range {
+	unsigned lo, hi;          /* inclusive; lo > hi ends the list */
+};
+static const struct uarch_row {
+	enum vendor_kind vendor;
+	unsigned family;
+	const char *name;
+	struct model_range models[4];
+} uarch_rows[] = {
+	{ V_INTEL, 6,    "intel-icelake-server",  { { 0x6a, 0x6a }, { 0x6c, 0x6c }, { 1, 0 } } },
+	{ V_INTEL, 6,    "intel-sapphire-rapids", { { 0x8f, 0x8f }, { 1, 0 } } },
+	{ V_INTEL, 6,    "intel-emerald-rapids",  { { 0xcf, 0xcf }, { 1, 0 } } },
+	{ V_INTEL, 6,    "intel-granite-rapids",  { { 0xad, 0xae }, { 1, 0 } } },   /* _X, _D */
+	{ V_AMD,   0x17, "amd-zen1", { { 0x00, 0x2f }, { 0x50, 0x5f }, { 1, 0 } } },
+	{ V_AMD,   0x17, "amd-zen2", { { 0x30, 0x4f }, { 0x60, 0x7f }, { 0x90, 0x91 }, { 0xa0, 0xaf } } },
+	{ V_AMD,   0x19, "amd-zen3", { { 0x00, 0x0f }, { 0x20, 0x5f }, { 1, 0 } } },
+	{ V_AMD,   0x19, "amd-zen4", { { 0x10, 0x1f }, { 0x60, 0xaf }, { 1, 0 } } },
+	{ V_AMD,   0x1a, "amd-zen5", { { 0x00, 0x2f }, { 0x40, 0x4f }, { 0x60, 0x7f }, { 1, 0 } } },
+};
+
+static int row_has_model(const struct uarch_row *row, unsigned model)
+{
+	for (unsigned i = 0; i < 4 && row->models[i].lo <= row->models[i].hi; i++)
+		if (model >= row->models[i].lo && model <= row->models[i].hi)
+			return 1;
+	return 0;
+}
+
+void cp__cpu_identify(struct cp__cpu *cpu)
+{
+	int intel = str_eq(cpu->vendor, "GenuineIntel");
+	/* Hygon's cores are AMD Zen designs: AMD's rules, but no AMD uarch row. */
+	int amd = str_eq(cpu->vendor, "AuthenticAMD");
+
+	cpu->uarch[0] = '\0';
+	for (size_t i = 0; i < sizeof(uarch_rows) / sizeof(uarch_rows[0]); i++) {
+		const struct uarch_row *row = &uarch_rows[i];
+		if ((row->vendor == V_INTEL ? intel : amd) && cpu->family == row->family &&
+		    row_has_model(row, cpu->model_id)) {
+			str_copy(cpu->uarch, sizeof(cpu->uarch), row->name);
+			break;
+		}
+	}
+
+	cpu->prefs = 0;
+	/* Intel's fast-string microcode keeps rep stosb level with vector
+	 * stores in the mid band once ERMS or FSRM is advertised. */
+	if (intel && (cpu->features & (CP__F_ERMS | CP__F_FSRM)))
+		cpu->prefs |= CP__P_STRING_MID;
+	/* AMD cores so far split 512-bit stores in two (Zen 4): zmm stores
+	 * measured level with ymm, so the generic rule keeps to ymm. */
+	if (vendor_is_amd(cpu->vendor))
+		cpu->prefs |= CP__P_NO_AVX512;
 }
 
 /* Walk a deterministic-cache-parameters leaf (4 or 0x8000001D). */
@@ -52,24 +156,43 @@ static void cache_sizes(unsigned leaf, size_t *l2, size_t *llc)
 	}
 }
 
+/* The brand string (leaves 0x80000002-4), leading blanks trimmed. */
+static void brand_string(struct cp__cpu *cpu)
+{
+	unsigned r[4];
+	char *model = cpu->model;
+	for (unsigned i = 0; i < 3; i++) {    /* 48 bytes of 64 */
+		cpuid(0x80000002 + i, 0, r);
+		__builtin_memcpy(model + 16 * i, r, 16);
+	}
+	model[48] = '\0';
+	size_t skip = 0, len;
+	while (model[skip] == ' ')
+		skip++;
+	for (len = 0; model[skip + len]; len++)
+		;
+	__builtin_memmove(model, model + skip, len + 1);
+}
+
 void cp__cpu_detect(struct cp__cpu *cpu)
 {
 	unsigned r[4];
 
-	memset(cpu, 0, sizeof(*cpu));
+	__builtin_memset(cpu, 0, sizeof(*cpu));
 	cpu->l2_bytes = DEFAULT_L2_BYTES;
 	cpu->llc_bytes = DEFAULT_LLC_BYTES;
 
 	cpuid(0, 0, r);
 	unsigned max_leaf = r[0];
-	memcpy(cpu->vendor + 0, &r[1], 4);
-	memcpy(cpu->vendor + 4, &r[3], 4);
-	memcpy(cpu->vendor + 8, &r[2], 4);
-	int amd = !strcmp(cpu->vendor, "AuthenticAMD") || !strcmp(cpu->vendor, "HygonGenuine");
+	__builtin_memcpy(cpu->vendor + 0, &r[1], 4);
+	__builtin_memcpy(cpu->vendor + 4, &r[3], 4);
+	__builtin_memcpy(cpu->vendor + 8, &r[2], 4);
+	int amd = vendor_is_amd(cpu->vendor);
 
 	int avx_os = 0, zmm_os = 0;
 	if (max_leaf >= 1) {
 		cpuid(1, 0, r);
+		decode_signature(cpu, r[0]);
 		if ((r[2] >> 27) & 1) { /* OSXSAVE: XGETBV is allowed */
 			unsigned long long xcr0 = xgetbv0();
 			avx_os = (xcr0 & 0x06) == 0x06;   /* SSE, AVX */
@@ -95,17 +218,10 @@ void cp__cpu_detect(struct cp__cpu *cpu)
 		if (r[1] & 1)
 			cpu->features |= CP__F_CLZERO;
 	}
-	if (max_ext >= 0x80000004) {
-		unsigned *brand = (unsigned *)cpu->model;   /* 48 bytes of 64 */
-		for (unsigned i = 0; i < 3; i++)
-			cpuid(0x80000002 + i, 0, brand + 4 * i);
-		cpu->model[48] = '\0';
-		/* trim the leading blanks some CPUs pad with */
-		size_t skip = strspn(cpu->model, " ");
-		memmove(cpu->model, cpu->model + skip, strlen(cpu->model + skip) + 1);
-	}
+	if (max_ext >= 0x80000004)
+		brand_string(cpu);
 	if (!cpu->model[0])
-		strcpy(cpu->model, "unknown x86_64");
+		str_copy(cpu->model, sizeof(cpu->model), "unknown x86_64");
 
 	if (amd && max_ext >= 0x8000001d) {
 		cpuid(0x80000001, 0, r);
@@ -114,4 +230,6 @@ void cp__cpu_detect(struct cp__cpu *cpu)
 	} else if (!amd && max_leaf >= 4) {
 		cache_sizes(4, &cpu->l2_bytes, &cpu->llc_bytes);
 	}
+
+	cp__cpu_identify(cpu);
 }

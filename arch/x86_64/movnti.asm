@@ -1,12 +1,15 @@
-; cp_x86_64_movnti: 8-byte non-temporal `movnti` stores, then `sfence`.
-; Needs only SSE2. Write-combining stores skip the read-for-ownership and
-; leave the lines out of cache: wins past the LLC, loses when the caller
-; reads the memory soon. sfence orders them before later stores.
+; cp_x86_64_movnti - clear pages with 8-byte movnti stores, then sfence
+; SPDX-License-Identifier: MIT
+;
+; Assumptions:
+; x86_64, SysV ABI; addr 4096-aligned, npages >= 1 (no checks).
+; SSE2 only (architectural on x86_64): no feature check.
+; Non-temporal: the lines end up out of the cache.
+;
+; Write-combining stores skip the read-for-ownership: they win past the LLC
+; and lose when the caller reads the memory soon.
+
 %include "cp_x86_64.inc"
 
-CP_FUNC cp_x86_64_movnti
-	xor	eax, eax
-	CP_STORE_LOOP movnti, rax, 8
-	sfence
-	ret
-CP_ENDFUNC cp_x86_64_movnti
+; void cp_x86_64_movnti(void *addr, size_t npages)
+CP_STORE_KERNEL cp_x86_64_movnti, movnti, 8, rax, nt

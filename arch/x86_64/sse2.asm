@@ -1,10 +1,15 @@
-; cp_x86_64_sse2: aligned 16-byte `movdqa` stores, 128 bytes per iteration.
-; Baseline x86_64 (SSE2 is architectural): twice the width of movq with no
-; feature check. Temporal.
+; cp_x86_64_sse2 - clear pages with aligned 16-byte movdqa xmm stores
+; SPDX-License-Identifier: MIT
+;
+; Assumptions:
+; x86_64, SysV ABI; addr 4096-aligned, npages >= 1 (no checks).
+; SSE2 only (architectural on x86_64): no feature check.
+; Temporal: the lines are allocated in the cache.
+;
+; Twice the width of movq with no feature to check: the widest stores every
+; x86_64 CPU has.
+
 %include "cp_x86_64.inc"
 
-CP_FUNC cp_x86_64_sse2
-	pxor	xmm0, xmm0
-	CP_STORE_LOOP movdqa, xmm0, 16
-	ret
-CP_ENDFUNC cp_x86_64_sse2
+; void cp_x86_64_sse2(void *addr, size_t npages)
+CP_STORE_KERNEL cp_x86_64_sse2, movdqa, 16, xmm0

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Shared by the libFuzzer targets: one guard-paged region per process (see
  * ../models/plain.h), reading fields from the fuzzer's bytes, and failing

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target: cp_clear at any offset and length, and the page calls,
  * inside a guard-paged region with every byte verified; inputs the contract

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target: cp_clear_huge_opts over any (npages, hot, radius, batch,
  * order, kernel) inside a guard-paged region, every byte verified; what the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cp_check: the kernel-level, checked-API and huge-order checks as one plain
  * program, so that it runs whole under `qemu-x86_64 -cpu M` (Criterion would
@@ -5,12 +6,17 @@
  * between guard pages and every byte of the region is verified; a fault or an
  * illegal instruction is reported as a failure of the check that ran.
  *
- *   cp_check [--expect k1,k2,...] [--quick]
+ *   cp_check [--expect k1,k2,...] [--features t1,t2,...] [--uarch NAME]
+ *            [--signature FAMILY/MODEL/STEPPING] [--quick]
  *
  * --expect: cp_kernels() names, in order, that this CPU (model) must list.
+ * --features: the CLEARPAGES_DISABLE tokens of this arch that detection must
+ * find, no more, no fewer ("" for none); --uarch: the microarchitecture name
+ * it must give ("" for unknown); --signature: display family/model/stepping.
  * Last line: "N passed, N failed[, N skipped]"; exit status 1 on a failure.
  */
 #include "plain.h"
+#include "cpu_identity.h"
 #include <stdlib.h>
 
 #define PG ((size_t)CP_PAGE_SIZE)
@@ -54,13 +60,22 @@ static void check_kernel_list(const char *expect)
 	}
 }
 
-/* Run op on r; when it fails, fail the check `what` saying what was called
+/* Run op on r; when it fails (a fault included), fail the check `what` saying what was called
  * and what broke, and return -1. */
 static int clear_or_fail(struct guarded *r, const struct clear_op *op, const char *what)
 {
 	char line[512];
-	if (check_clear_op(r, op, why, sizeof(why)) == 0)
-		return 0;
+	int sig = sigsetjmp(fault_return, 1);
+	if (sig == 0) {
+		/* a fault in the op fails this check only: the next one still runs */
+		fault_armed = 1;
+		int rc = check_clear_op(r, op, why, sizeof(why));
+		fault_armed = 0;
+		if (rc == 0)
+			return 0;
+	} else {
+		snprintf(why, sizeof(why), "%s", signal_name(sig));
+	}
 	describe_op(op, line, sizeof(line));
 	snprintf(line + strlen(line), sizeof(line) - strlen(line), ": %s", why);
 	check_fail(what, line);
@@ -270,20 +285,29 @@ static void check_huge_order(enum cp_order order)
 
 int main(int argc, char **argv)
 {
-	const char *expect = NULL;
+	const char *expect = NULL, *features = NULL, *uarch = NULL, *signature = NULL;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--expect") && i + 1 < argc) {
 			expect = argv[++i];
+		} else if (!strcmp(argv[i], "--features") && i + 1 < argc) {
+			features = argv[++i];
+		} else if (!strcmp(argv[i], "--uarch") && i + 1 < argc) {
+			uarch = argv[++i];
+		} else if (!strcmp(argv[i], "--signature") && i + 1 < argc) {
+			signature = argv[++i];
 		} else if (!strcmp(argv[i], "--quick")) {
 			quick = 1;
 		} else {
-			fprintf(stderr, "usage: %s [--expect k1,k2,...] [--quick]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--expect k1,k2,...] [--features t1,t2,...] "
+				"[--uarch NAME] [--signature F/M/S] [--quick]\n", argv[0]);
 			return 2;
 		}
 	}
 	catch_fatal_signals();
 
+	check_cpu_identity(features, uarch, signature);
+	check_described_cpus();
 	check_kernel_list(expect);
 	const struct cp_kernel *const *list;
 	size_t n = cp_kernels(&list);

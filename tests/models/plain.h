@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Helpers for the plain (non-Criterion) checkers: the qemu-x86_64 model
  * driver, the stress program and the fuzz targets. Criterion re-execs its
@@ -11,6 +12,7 @@
 
 #define _GNU_SOURCE
 #include <errno.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,30 +31,14 @@ static inline int region_map(struct guarded *r, size_t pages)
 	return 0;
 }
 
-/* Every byte of r: [start, start + len) zero, the rest FILL. On success
- * the fill is restored and 0 returned; otherwise why[] says where it broke. */
+/* Every byte of r: [start, start + len) zero, the rest FILL (guard_verify).
+ * On success the fill is restored and 0 returned; otherwise why[] says where
+ * it broke. */
 static inline int region_verify(struct guarded *r, size_t start, size_t len,
 				char *why, size_t whylen)
 {
-	size_t bad = first_not(r->mem, start, FILL);
-	if (bad < start) {
-		snprintf(why, whylen, "byte %zu before the range [%zu, +%zu) was written",
-			 bad, start, len);
+	if (guard_verify(r->mem, r->len, start, len, why, whylen))
 		return -1;
-	}
-	bad = first_not(r->mem + start, len, 0);
-	if (bad < len) {
-		snprintf(why, whylen, "byte %zu of the range [%zu, +%zu) is 0x%02x, not 0",
-			 start + bad, start, len, r->mem[start + bad]);
-		return -1;
-	}
-	size_t after = r->len - start - len;
-	bad = first_not(r->mem + start + len, after, FILL);
-	if (bad < after) {
-		snprintf(why, whylen, "byte %zu after the range [%zu, +%zu) was written",
-			 start + len + bad, start, len);
-		return -1;
-	}
 	memset(r->mem + start, FILL, len);
 	return 0;
 }
@@ -183,18 +169,34 @@ static inline int finish_tally(void)
 	return tally_failed ? 1 : 0;
 }
 
-/* A fault or an illegal instruction is a failure of the check that ran: name
- * it, print the tally with it counted, and stop. */
+/* A fault or an illegal instruction is a failure of the check that ran. Where
+ * the thread armed a return point (fault_armed, fault_return: cp_check around
+ * each clear) it goes back there and the run goes on; otherwise name the
+ * check, print the tally with it counted, and stop. */
+static __thread sigjmp_buf fault_return;
+static __thread volatile sig_atomic_t fault_armed;
+
+static inline const char *signal_name(int sig)
+{
+	return sig == SIGILL ? "SIGILL" : sig == SIGSEGV ? "SIGSEGV" :
+	       sig == SIGBUS ? "SIGBUS" : "SIGFPE";
+}
+
 static void fatal_signal(int sig)
 {
+	if (fault_armed) {
+		fault_armed = 0;
+		siglongjmp(fault_return, sig);
+	}
 	char line[256], what[161];
 	size_t w = strlen(current_check) < 160 ? strlen(current_check) : 160;
 	memcpy(what, current_check, w);
 	what[w] = '\0';
 	size_t n = put_text(line, 0, "FAIL  ");
 	n = put_text(line, n, what);
-	n = put_text(line, n, sig == SIGILL ? ": SIGILL\n" : sig == SIGSEGV ? ": SIGSEGV\n" :
-		     sig == SIGBUS ? ": SIGBUS\n" : ": SIGFPE\n");
+	n = put_text(line, n, ": ");
+	n = put_text(line, n, signal_name(sig));
+	n = put_text(line, n, "\n");
 	n += format_tally(line + n, 1);
 	if (write(1, line, n) < 0)
 		_exit(2);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Linked into libclearpages.so only, which is linked with -nostartfiles: Debian
  * 12's crti.o/crtn.o (and, on arm64, crtbeginS.o) and libc_nonshared.a carry no

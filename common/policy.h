@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The extent policy: ordered lists of extent bands, [from_pages, kernel]
+ * ascending, the first from 0. Three lists, because three calls choose:
+ *   any   cp_clear_pages, cp_clear's body, the huge orders' far ranges
+ *   hot   temporal kernels only: cp_clear_pages_hot, the hot range
+ *   cold  non-temporal kernels only: cp_clear_pages_cold
+ * plus the parallel split. Built by common/select.c, published by init.
+ */
+#ifndef CP_POLICY_H
+#define CP_POLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "cp_public.h"
+
+#define CP__MAX_BANDS 8
+/* from_pages of an unused band: no extent reaches it (npages <= SIZE_MAX / 4096). */
+#define CP__BAND_UNUSED SIZE_MAX
+
+struct cp__band {
+	size_t from_pages;
+	const struct cp_kernel *kernel;
+};
+
+/* Every slot always holds a valid kernel (unused ones repeat the last band's,
+ * from CP__BAND_UNUSED), so a reader racing a profile change sees old or new
+ * words, each of them a kernel that runs here. */
+struct cp__bands {
+	struct cp__band band[CP__MAX_BANDS];
+};
+
+struct cp__policy {
+	struct cp__bands any, hot, cold;
+	/* Smallest share cp_clear_pages_parallel gives a thread; 0 = never split. */
+	size_t parallel_min_share_pages;
+};
+
+/* The band of npages: ascending scan, so a one-page clear costs one
+ * comparison and the worst case (past every boundary) eight. */
+static inline const struct cp_kernel *cp__bands_pick(const struct cp__bands *b, size_t npages)
+{
+	unsigned i = 0;
+	while (i + 1 < CP__MAX_BANDS &&
+	       npages >= __atomic_load_n(&b->band[i + 1].from_pages, __ATOMIC_RELAXED))
+		i++;
+	return __atomic_load_n(&b->band[i].kernel, __ATOMIC_RELAXED);
+}
+
+/* Copy a policy into the one the calls read: each field is one aligned word
+ * and every slot a valid kernel, so a racing reader sees old or new kernels,
+ * every one of which runs here. Serialising publishers is the caller's job. */
+static inline void cp__policy_store(struct cp__policy *to, const struct cp__policy *from)
+{
+	const struct cp__bands *src[3] = { &from->any, &from->hot, &from->cold };
+	struct cp__bands *dst[3] = { &to->any, &to->hot, &to->cold };
+	for (unsigned l = 0; l < 3; l++)
+		for (unsigned i = 0; i < CP__MAX_BANDS; i++) {
+			__atomic_store_n(&dst[l]->band[i].kernel, src[l]->band[i].kernel,
+					 __ATOMIC_RELAXED);
+			__atomic_store_n(&dst[l]->band[i].from_pages, src[l]->band[i].from_pages,
+					 __ATOMIC_RELAXED);
+		}
+	__atomic_store_n(&to->parallel_min_share_pages, from->parallel_min_share_pages,
+			 __ATOMIC_RELAXED);
+}
+
+/* Bands in use (1 .. CP__MAX_BANDS). */
+static inline unsigned cp__bands_count(const struct cp__bands *b)
+{
+	unsigned n = 1;
+	while (n < CP__MAX_BANDS && b->band[n].from_pages != CP__BAND_UNUSED)
+		n++;
+	return n;
+}
+
+#endif

@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Selection: CPU description + usable kernels + profile + overrides -> policy.
+ * Pure (no globals, no I/O). First match wins for the bands: a profile given
+ * by the caller (already checked to be this CPU's), the built-in profile of
+ * the CPU's microarchitecture, the generic rule.
+ *
+ * The generic rule, for CPUs no profile was measured on:
+ *  - from one page, the first temporal kernel of cp_kernels() (the widest
+ *    stores; zmm kernels skipped where 512-bit stores are split, CP__P_NO_AVX512);
+ *  - from two pages, rep stosb where it is level with vector stores from
+ *    8 KiB up (CP__P_STRING_MID): measured on both Intel hosts seen;
+ *  - from half the last-level cache one core sees, at most 64 MiB, the first
+ *    non-temporal kernel. Past that the zeroes evict the caller's working
+ *    set and each temporal store pays a read-for-ownership for nothing. Half:
+ *    on Zen 4 (32 MiB L3) non-temporal stores win from 16 MiB. The cap: Intel
+ *    VMs report the whole package's L3 (300-480 MiB), while one core's
+ *    temporal stores already fall behind non-temporal ones at 64 MiB.
+ *  - shares of 8 MiB for parallel clears: no measured host lost there.
+ * Then, for every source: cp_clear_pages_hot keeps the temporal rows (a
+ * non-temporal band takes the temporal kernel before it), _cold the
+ * non-temporal ones (a temporal band takes the non-temporal kernel after it);
+ * CLEARPAGES_NT_THRESHOLD splits hot from cold at its size, and
+ * CLEARPAGES_KERNEL replaces every kernel.
+ */
+#include "select.h"
+#include "str.h"
+
+#define GENERIC_NT_CAP_PAGES    ((size_t)64 << 20 >> 12)
+#define GENERIC_SHARE_PAGES     ((size_t)8 << 20 >> 12)
+
+static int is_nt(const struct cp_kernel *k)
+{
+	return (k->flags & CP_NONTEMPORAL) != 0;
+}
+
+/* The generic choice of a class: the first usable kernel of it, skipping
+ * zmm kernels where the CPU prefers none. Every arch has a baseline kernel
+ * of each class, so the list always holds one. */
+static const struct cp_kernel *generic_pick(const struct cp__select_in *in, int nt)
+{
+	const struct cp_kernel *first = NULL;
+	for (size_t i = 0; i < in->usable->n; i++) {
+		const struct cp_kernel *k = in->usable->k[i];
+		if (is_nt(k) != nt)
+			continue;
+		if (!first)
+			first = k;
+		const struct cp__kernel_desc *d = cp__kernel_desc_of(k);
+		if ((in->cpu->prefs & CP__P_NO_AVX512) && d && (d->needs & CP__F_AVX512))
+			continue;
+		return k;
+	}
+	return first ? first : in->usable->k[0];
+}
+
+/* A usable temporal kernel ranked by a feature this CPU has (rep_stosb with
+ * ERMS/FSRM), or NULL. */
+static const struct cp_kernel *fast_string_kernel(const struct cp__select_in *in)
+{
+	for (size_t i = 0; i < in->usable->n; i++) {
+		const struct cp__kernel_desc *d = cp__kernel_desc_of(in->usable->k[i]);
+		if (d && d->ranked_by && (d->ranked_by & in->cpu->features) && !is_nt(&d->kernel))
+			return &d->kernel;
+	}
+	return NULL;
+}
+
+/* Rows (ascending, first from 0) into a band list: adjacent rows with the
+ * same kernel merged, rows past CP__MAX_BANDS dropped into the last one,
+ * unused slots filled with the last kernel. */
+void cp__bands_set(struct cp__bands *b, const struct cp__band *rows, unsigned n)
+{
+	unsigned used = 0;
+	for (unsigned i = 0; i < n; i++) {
+		if (used && rows[i].kernel == b->band[used - 1].kernel)
+			continue;
+		if (used && rows[i].from_pages <= b->band[used - 1].from_pages) {
+			b->band[used - 1].kernel = rows[i].kernel;   /* empty band before it */
+			continue;
+		}
+		if (used == CP__MAX_BANDS)
+			break;
+		b->band[used++] = rows[i];
+	}
+	b->band[0].from_pages = 0;
+	for (unsigned i = used; i < CP__MAX_BANDS; i++) {
+		b->band[i].from_pages = CP__BAND_UNUSED;
+		b->band[i].kernel = b->band[used - 1].kernel;
+	}
+}
+
+static unsigned bands_rows(const struct cp__bands *b, struct cp__band *rows)
+{
+	unsigned n = cp__bands_count(b);
+	for (unsigned i = 0; i < n; i++)
+		rows[i] = b->band[i];
+	return n;
+}
+
+/* hot and cold from any, as the header comment says. */
+static void derive_hot_cold(const struct cp__select_in *in, struct cp__policy *p)
+{
+	struct cp__band rows[CP__MAX_BANDS], hot[CP__MAX_BANDS], cold[CP__MAX_BANDS];
+	unsigned n = bands_rows(&p->any, rows);
+	const struct cp_kernel *t = generic_pick(in, 0);
+	for (unsigned i = 0; i < n; i++) {
+		if (!is_nt(rows[i].kernel))
+			t = rows[i].kernel;
+		hot[i].from_pages = rows[i].from_pages;
+		hot[i].kernel = t;
+	}
+	const struct cp_kernel *c = generic_pick(in, 1);
+	for (unsigned i = n; i-- > 0;) {
+		if (is_nt(rows[i].kernel))
+			c = rows[i].kernel;
+		cold[i].from_pages = rows[i].from_pages;
+		cold[i].kernel = c;
+	}
+	cp__bands_set(&p->hot, hot, n);
+	cp__bands_set(&p->cold, cold, n);
+}
+
+/* A built-in row's kernel, or the generic choice of its class where that
+ * kernel is unknown here or disabled. */
+static const struct cp_kernel *builtin_kernel(const struct cp__select_in *in, const char *name)
+{
+	const struct cp_kernel *k = cp__list_find(in->usable, name);
+	if (k)
+		return k;
+	for (size_t i = 0; i < cp__kernel_table_len; i++)
+		if (cp__streq(cp__kernel_table[i].kernel.name, name))
+			return generic_pick(in, is_nt(&cp__kernel_table[i].kernel));
+	return generic_pick(in, 0);
+}
+
+static void defaults_builtin(const struct cp__select_in *in, const struct cp__builtin *b,
+			     struct cp__policy *p)
+{
+	struct cp__band rows[CP__MAX_BANDS];
+	unsigned n = b->nbands <= CP__MAX_BANDS ? b->nbands : CP__MAX_BANDS;
+	for (unsigned i = 0; i < n; i++) {
+		rows[i].from_pages = b->bands[i].from_pages;
+		rows[i].kernel = builtin_kernel(in, b->bands[i].kernel);
+	}
+	cp__bands_set(&p->any, rows, n);
+	p->parallel_min_share_pages = b->parallel_min_share_pages;
+}
+
+static void defaults_generic(const struct cp__select_in *in, struct cp__policy *p)
+{
+	struct cp__band rows[3];
+	unsigned n = 0;
+	rows[n++] = (struct cp__band){ 0, generic_pick(in, 0) };
+	const struct cp_kernel *fast = fast_string_kernel(in);
+	if ((in->cpu->prefs & CP__P_STRING_MID) && fast)
+		rows[n++] = (struct cp__band){ 2, fast };
+	size_t nt_from = in->cpu->llc_bytes / 2 / CP_PAGE_SIZE;
+	if (nt_from > GENERIC_NT_CAP_PAGES)
+		nt_from = GENERIC_NT_CAP_PAGES;
+	if (nt_from < 3)
+		nt_from = 3;    /* after the bands above */
+	rows[n++] = (struct cp__band){ nt_from, generic_pick(in, 1) };
+	cp__bands_set(&p->any, rows, n);
+	p->parallel_min_share_pages = GENERIC_SHARE_PAGES;
+}
+
+/* The three-band view a version-1 profile edits: its keys replace these. */
+static void apply_v1(const struct cp__profile *pr,
+		     struct cp__policy *p)
+{
+	size_t small_below = 0, nt_from = CP__BAND_UNUSED;
+	unsigned nhot = cp__bands_count(&p->hot), nany = cp__bands_count(&p->any);
+	const struct cp_kernel *small = p->hot.band[0].kernel;
+	const struct cp_kernel *temporal = p->hot.band[nhot - 1].kernel;
+	const struct cp_kernel *nontemporal = p->cold.band[cp__bands_count(&p->cold) - 1].kernel;
+	if (nhot > 1)
+		small_below = p->hot.band[1].from_pages;
+	for (unsigned i = 0; i < nany; i++)
+		if (is_nt(p->any.band[i].kernel)) {
+			nt_from = p->any.band[i].from_pages;
+			break;
+		}
+#define GIVEN(key) (pr->v1_given & (1u << CP__V1_##key))
+	if (GIVEN(SMALL))       small = pr->small;
+	if (GIVEN(TEMPORAL))    temporal = pr->temporal;
+	if (GIVEN(NONTEMPORAL)) nontemporal = pr->nontemporal;
+	if (GIVEN(SMALL_BELOW)) small_below = pr->small_below_pages;
+	if (GIVEN(NT_FROM))     nt_from = pr->nt_from_pages;
+#undef GIVEN
+	/* nt_from alone may undercut the default small band: cp_clear_pages
+	 * then goes non-temporal first, while the hot bands keep it. */
+	struct cp__band hot[2] = { { 0, small }, { small_below, temporal } };
+	struct cp__band any[3] = { { 0, small },
+				   { small_below < nt_from ? small_below : nt_from, temporal },
+				   { nt_from, nontemporal } };
+	struct cp__band cold = { 0, nontemporal };
+	cp__bands_set(&p->any, any, nt_from == CP__BAND_UNUSED ? 2 : 3);
+	cp__bands_set(&p->hot, hot, 2);
+	cp__bands_set(&p->cold, &cold, 1);
+}
+
+/* CLEARPAGES_NT_THRESHOLD: below it the hot bands, from it the cold ones. */
+static void apply_nt_threshold(size_t from, struct cp__policy *p)
+{
+	struct cp__band hot[CP__MAX_BANDS], cold[CP__MAX_BANDS], rows[2 * CP__MAX_BANDS];
+	unsigned nh = bands_rows(&p->hot, hot), nc = bands_rows(&p->cold, cold), n = 0;
+	for (unsigned i = 0; i < nh && hot[i].from_pages < from; i++)
+		rows[n++] = hot[i];
+	rows[n++] = (struct cp__band){ from, cp__bands_pick(&p->cold, from) };
+	for (unsigned i = 0; i < nc; i++)
+		if (cold[i].from_pages > from)
+			rows[n++] = cold[i];
+	cp__bands_set(&p->any, rows, n);
+}
+
+const struct cp__builtin *cp__builtin_find(const char *uarch)
+{
+	if (!uarch || !uarch[0])
+		return NULL;
+	for (size_t i = 0; i < cp__builtins_len; i++)
+		if (cp__streq(cp__builtins[i].uarch, uarch))
+			return &cp__builtins[i];
+	return NULL;
+}
+
+const struct cp__builtin *cp__select(const struct cp__select_in *in, struct cp__policy *out)
+{
+	const struct cp__builtin *b = cp__builtin_find(in->cpu->uarch);
+	if (b)
+		defaults_builtin(in, b, out);
+	else
+		defaults_generic(in, out);
+	derive_hot_cold(in, out);
+	if (in->has_nt_threshold)
+		apply_nt_threshold(in->nt_threshold_pages, out);
+
+	const struct cp__profile *pr = in->profile;
+	if (pr && pr->version >= 2) {
+		cp__bands_set(&out->any, pr->bands, pr->nbands);
+		derive_hot_cold(in, out);
+	} else if (pr) {
+		apply_v1(pr, out);
+	}
+	if (pr && pr->has_parallel)
+		out->parallel_min_share_pages = pr->parallel_min_share_pages;
+
+	if (in->forced) {
+		struct cp__band f = { 0, in->forced };
+		cp__bands_set(&out->any, &f, 1);
+		cp__bands_set(&out->hot, &f, 1);
+		cp__bands_set(&out->cold, &f, 1);
+	}
+	return b;
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Selection: a pure function from a described CPU, its usable kernels, an
+ * optional profile and the overrides to an extent policy. No globals, no I/O,
+ * so tests describe any CPU (a Zen 4, a Sapphire Rapids, qemu64, an A64FX)
+ * and check the bands without running on one.
+ */
+#ifndef CP_SELECT_H
+#define CP_SELECT_H
+
+#include "cpu.h"
+#include "policy.h"
+#include "profile.h"
+#include "registry.h"
+
+/* A built-in profile: measured on a named microarchitecture (the figures
+ * behind each row: bench/results/<host>/). Kernels by name, resolved against
+ * the usable list; a row whose kernel is not usable (CLEARPAGES_DISABLE) takes
+ * the generic choice of its class. */
+struct cp__builtin_band {
+	size_t from_pages;
+	const char *kernel;
+};
+struct cp__builtin {
+	const char *uarch;                      /* cp__cpu.uarch it applies to */
+	unsigned nbands;
+	struct cp__builtin_band bands[CP__MAX_BANDS];
+	size_t parallel_min_share_pages;        /* 0 = never split */
+};
+extern const struct cp__builtin cp__builtins[];
+extern const size_t cp__builtins_len;
+
+struct cp__select_in {
+	const struct cp__cpu *cpu;
+	const struct cp__kernel_list *usable;   /* CLEARPAGES_DISABLE applied */
+	const struct cp__profile *profile;      /* NULL: built-in or generic; else
+						   already checked against cpu */
+	int has_nt_threshold;                   /* CLEARPAGES_NT_THRESHOLD */
+	size_t nt_threshold_pages;
+	const struct cp_kernel *forced;         /* CLEARPAGES_KERNEL, or NULL */
+};
+
+/* Fills out; returns the built-in profile used for the defaults, or NULL
+ * when the generic rule made them. */
+const struct cp__builtin *cp__select(const struct cp__select_in *in, struct cp__policy *out);
+/* Rows (ascending from 0) into a band list: equal neighbours merged, at most
+ * CP__MAX_BANDS, unused slots filled. */
+void cp__bands_set(struct cp__bands *b, const struct cp__band *rows, unsigned n);
+/* The built-in profile for a microarchitecture name, or NULL. */
+const struct cp__builtin *cp__builtin_find(const char *uarch);
+
+#endif

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What tests and clearbench may reach beyond the public header: the published
+ * state (read-only, plus cp__policy_publish to install recording kernels),
+ * the pure layers (registry, selection, profile parser, size parser) and the
+ * walks behind the huge and parallel calls. Nothing else of common/.
+ */
+#ifndef CP_TESTHOOKS_H
+#define CP_TESTHOOKS_H
+#include "cp_public.h"
+#include "cpu.h"
+#include "huge.h"
+#include "parallel.h"
+#include "parse.h"
+#include "profile.h"
+#include "registry.h"
+#include "select.h"
+#include "state.h"
+#if defined(__aarch64__)
+#include "cpu_regs.h"      /* arch/arm64: detection from register values */
+#endif
+
+/* Where cp_clear_pages first goes non-temporal; SIZE_MAX: never. */
+static inline size_t cp__policy_nt_from(const struct cp__policy *p)
+{
+	for (unsigned i = 0; i < cp__bands_count(&p->any); i++)
+		if (p->any.band[i].kernel->flags & CP_NONTEMPORAL)
+			return p->any.band[i].from_pages;
+	return (size_t)-1;
+}
+#endif

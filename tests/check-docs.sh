@@ -1,0 +1,5 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# What is generated from the kernel lists stays in step with them: the README's
+# kernel tables and the public header's raw-kernel prototypes (scripts/regen.sh).
+exec scripts/regen.sh --check

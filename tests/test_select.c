@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Selection over described CPUs, no emulation: each description is what
+ * detection would give on that machine (identity, features, caches); the
+ * test checks the bands, the parallel split and the source. Then the same
+ * choice scored against sweeps recorded on real hosts (tests/data/).
+ */
+#include "testutil.h"
+#include "testhooks.h"
+#include <stdio.h>
+
+struct want_band {
+	size_t from_pages;
+	const char *kernel;
+};
+
+static void assert_bands(const char *who, const char *list, const struct cp__bands *b,
+			 const struct want_band *want, unsigned n)
+{
+	unsigned got = cp__bands_count(b);
+	char text[256] = "";
+	for (unsigned i = 0; i < got; i++) {
+		size_t l = strlen(text);
+		snprintf(text + l, sizeof(text) - l, " [%zu %s]", b->band[i].from_pages,
+			 b->band[i].kernel->name);
+	}
+	cr_expect_eq(got, n, "%s %s: %u bands, want %u:%s", who, list, got, n, text);
+	for (unsigned i = 0; i < n && i < got; i++)
+		cr_expect(b->band[i].from_pages == want[i].from_pages &&
+			  !strcmp(b->band[i].kernel->name, want[i].kernel),
+			  "%s %s band %u: got%s, want [%zu %s]", who, list, i, text,
+			  want[i].from_pages, want[i].kernel);
+}
+#define BANDS(...) ((const struct want_band[]){ __VA_ARGS__ }), \
+	(unsigned)(sizeof((const struct want_band[]){ __VA_ARGS__ }) / sizeof(struct want_band))
+
+struct described {
+	struct cp__cpu cpu;
+	struct cp__kernel_list usable;
+	struct cp__policy policy;
+	char source[48];             /* "builtin:NAME" or "generic" */
+};
+
+/* Select for a described CPU, optionally masking features as
+ * CLEARPAGES_DISABLE would. */
+static void select_for(struct described *d, unsigned disabled, const struct cp__profile *pr)
+{
+	cp__registry_build(d->cpu.features & ~disabled, &d->usable);
+	struct cp__select_in in = { &d->cpu, &d->usable, pr, 0, 0, NULL };
+	const struct cp__builtin *b = cp__select(&in, &d->policy);
+	snprintf(d->source, sizeof(d->source), "%s%s", b ? "builtin:" : "generic",
+		 b ? b->uarch : "");
+}
+
+#define MIB_PAGES(n) ((size_t)(n) << 8)
+
+#if defined(__x86_64__)
+static struct described x86(const char *vendor, unsigned family, unsigned model,
+			    unsigned features, size_t llc_mib)
+{
+	struct described d;
+	memset(&d, 0, sizeof(d));
+	strcpy(d.cpu.vendor, vendor);
+	strcpy(d.cpu.model, "described");
+	d.cpu.family = family;
+	d.cpu.model_id = model;
+	d.cpu.features = features;
+	d.cpu.l2_bytes = (size_t)1 << 20;
+	d.cpu.llc_bytes = llc_mib << 20;
+	cp__cpu_identify(&d.cpu);
+	select_for(&d, 0, NULL);
+	return d;
+}
+
+/* The whole policy of a described CPU: its source, three band lists, the split. */
+static void expect_policy(const char *who, const struct described *d, const char *source,
+			  const struct want_band *any, unsigned nany,
+			  const struct want_band *hot, unsigned nhot,
+			  const struct want_band *cold, unsigned ncold, size_t share_pages)
+{
+	cr_expect_str_eq(d->source, source, "%s", who);
+	assert_bands(who, "any", &d->policy.any, any, nany);
+	assert_bands(who, "hot", &d->policy.hot, hot, nhot);
+	assert_bands(who, "cold", &d->policy.cold, cold, ncold);
+	cr_expect_eq(d->policy.parallel_min_share_pages, share_pages, "%s: parallel share", who);
+}
+
+enum { ERMS = CP__F_ERMS, FSRM = CP__F_FSRM, AVX2 = CP__F_AVX2, CLZ = CP__F_CLZERO,
+       Z512 = CP__F_AVX512 };
+
+Test(select, sapphire_rapids)
+{
+	struct described d = x86("GenuineIntel", 6, 0x8f, ERMS | FSRM | AVX2 | Z512, 480);
+	expect_policy("spr", &d, "builtin:intel-sapphire-rapids",
+		      BANDS({ 0, "avx2" }, { 2, "rep_stosb" }, { MIB_PAGES(64), "avx2_nt" }),
+		      BANDS({ 0, "avx2" }, { 2, "rep_stosb" }), BANDS({ 0, "avx2_nt" }), MIB_PAGES(4));
+}
+
+Test(select, emerald_rapids)
+{
+	struct described d = x86("GenuineIntel", 6, 0xcf, ERMS | FSRM | AVX2 | Z512, 300);
+	expect_policy("emr", &d, "builtin:intel-emerald-rapids",
+		      BANDS({ 0, "avx512" }, { 16, "rep_stosb" }, { MIB_PAGES(64), "avx2_nt" }),
+		      BANDS({ 0, "avx512" }, { 16, "rep_stosb" }), BANDS({ 0, "avx2_nt" }), MIB_PAGES(4));
+	/* CLEARPAGES_DISABLE=avx512: the row falls back to the generic temporal choice */
+	select_for(&d, Z512, NULL);
+	assert_bands("emr -avx512", "any", &d.policy.any,
+		     BANDS({ 0, "avx2" }, { 16, "rep_stosb" }, { MIB_PAGES(64), "avx2_nt" }));
+	/* and =avx2 too: sse2 and movnti are all that is left of the vector kernels */
+	select_for(&d, Z512 | AVX2, NULL);
+	assert_bands("emr -avx512,avx2", "any", &d.policy.any,
+		     BANDS({ 0, "rep_stosb" }, { MIB_PAGES(64), "movnti" }));
+}
+
+Test(select, amd_zen4_and_zen3)
+{
+	/* no split below 16 MiB: shares of 8 MiB */
+	struct described z4 = x86("AuthenticAMD", 0x19, 0x11, ERMS | FSRM | AVX2 | CLZ | Z512, 32);
+	expect_policy("zen4", &z4, "builtin:amd-zen4",
+		      BANDS({ 0, "avx2" }, { MIB_PAGES(16), "avx2_nt" }),
+		      BANDS({ 0, "avx2" }), BANDS({ 0, "avx2_nt" }), MIB_PAGES(8));
+	struct described z3 = x86("AuthenticAMD", 0x19, 0x01, ERMS | FSRM | AVX2 | CLZ, 32);
+	expect_policy("zen3", &z3, "builtin:amd-zen3",
+		      BANDS({ 0, "avx2" }, { MIB_PAGES(16), "avx2_nt" }),
+		      BANDS({ 0, "avx2" }), BANDS({ 0, "avx2_nt" }), MIB_PAGES(8));
+}
+
+Test(select, unknown_cpus_get_the_generic_rule)
+{
+	/* an Intel no profile was measured on (Skylake-X): zmm first, rep stosb
+	 * from two pages, non-temporal from half its LLC */
+	struct described skx = x86("GenuineIntel", 6, 0x55, ERMS | AVX2 | Z512, 38);
+	cr_assert_str_eq(skx.source, "generic");
+	assert_bands("skx", "any", &skx.policy.any,
+		     BANDS({ 0, "avx512" }, { 2, "rep_stosb" }, { MIB_PAGES(19), "avx2_nt" }));
+	cr_expect_eq(skx.policy.parallel_min_share_pages, MIB_PAGES(8));
+	/* an AMD with AVX-512 but no profile (a future family): no zmm kernel,
+	 * no rep stosb band */
+	struct described amd = x86("AuthenticAMD", 0x1f, 0x01, ERMS | FSRM | AVX2 | Z512 | CLZ, 32);
+	cr_assert_str_eq(amd.source, "generic");
+	assert_bands("amd", "any", &amd.policy.any,
+		     BANDS({ 0, "avx2" }, { MIB_PAGES(16), "avx2_nt" }));
+	/* qemu64: no ERMS, no AVX2; the emulator's default caches */
+	struct described q = x86("AuthenticAMD", 0xf, 0x6b, 0, 32);
+	cr_assert_str_eq(q.source, "generic");
+	assert_bands("qemu64", "any", &q.policy.any,
+		     BANDS({ 0, "rep_stosq" }, { MIB_PAGES(16), "movnti" }));
+	/* Haswell: AVX2 and ERMS, an 8 MiB LLC */
+	struct described hsw = x86("GenuineIntel", 6, 0x3c, ERMS | AVX2, 8);
+	assert_bands("haswell", "any", &hsw.policy.any,
+		     BANDS({ 0, "avx2" }, { 2, "rep_stosb" }, { MIB_PAGES(4), "avx2_nt" }));
+	/* a huge reported LLC is capped at 64 MiB */
+	struct described big = x86("GenuineIntel", 6, 0x6a, ERMS | FSRM | AVX2, 1024);
+	cr_expect_eq(cp__policy_nt_from(&big.policy), MIB_PAGES(64));
+}
+
+Test(select, a_profile_for_another_cpu_is_never_selected)
+{
+	static const char zen4[] = "version 2\narch x86_64\ncpu AuthenticAMD 25 17 AMD EPYC\n"
+				   "band 0 avx2\nband 16M avx2_nt\nparallel 8M\nend\n";
+	struct described spr = x86("GenuineIntel", 6, 0x8f, ERMS | FSRM | AVX2 | Z512, 480);
+	struct cp__profile pr;
+	struct cp__profile_error err;
+	cr_assert_eq(cp__profile_parse(zen4, sizeof(zen4) - 1, &spr.usable, &pr, &err), 0,
+		     "line %u: %s", err.line, err.why);
+	cr_expect_not(cp__profile_cpu_matches(&pr, &spr.cpu), "a Zen 4 profile on a Sapphire Rapids");
+	struct described z4 = x86("AuthenticAMD", 25, 17, ERMS | FSRM | AVX2 | CLZ | Z512, 32);
+	strcpy(z4.cpu.model, "AMD EPYC");
+	cr_expect(cp__profile_cpu_matches(&pr, &z4.cpu));
+	strcpy(z4.cpu.model, "AMD EPYC 9654");
+	cr_expect_not(cp__profile_cpu_matches(&pr, &z4.cpu), "another brand");
+	/* built-ins are looked up by the detected name only */
+	cr_expect_null(cp__builtin_find(""));
+	cr_expect_null(cp__builtin_find("intel-sapphire"));
+	cr_expect_not_null(cp__builtin_find("amd-zen4"));
+}
+
+Test(select, overrides_apply_to_bands)
+{
+	struct described d = x86("GenuineIntel", 6, 0xcf, ERMS | FSRM | AVX2 | Z512, 300);
+	struct cp__select_in in = { &d.cpu, &d.usable, NULL, 1, 256, NULL };   /* 1 MiB */
+	cp__select(&in, &d.policy);
+	assert_bands("emr nt=1M", "any", &d.policy.any,
+		     BANDS({ 0, "avx512" }, { 16, "rep_stosb" }, { 256, "avx2_nt" }));
+	in.nt_threshold_pages = 0;
+	cp__select(&in, &d.policy);
+	assert_bands("emr nt=0", "any", &d.policy.any, BANDS({ 0, "avx2_nt" }));
+	assert_bands("emr nt=0", "hot", &d.policy.hot, BANDS({ 0, "avx512" }, { 16, "rep_stosb" }));
+	in.has_nt_threshold = 0;
+	in.forced = cp__list_find(&d.usable, "movq");
+	cp__select(&in, &d.policy);
+	assert_bands("emr forced", "any", &d.policy.any, BANDS({ 0, "movq" }));
+	assert_bands("emr forced", "hot", &d.policy.hot, BANDS({ 0, "movq" }));
+	assert_bands("emr forced", "cold", &d.policy.cold, BANDS({ 0, "movq" }));
+}
+
+/* The described CPU's choice at every extent of a recorded sweep, against the
+ * best kernel measured there: what the policy would cost on that host. */
+static void score_recorded(const char *csv, struct described *d, double floor)
+{
+	FILE *f = fopen(csv, "r");
+	cr_assert(f, "%s: cannot open (run from the repository root)", csv);
+	char line[256], extent[16] = "", cont[32];
+	double med, best = 0, picked = -1;
+	size_t bytes, cur = 0;
+	unsigned rows = 0;
+	cr_assert(fgets(line, sizeof(line), f));   /* header */
+	for (int more = 1; more;) {
+		more = fgets(line, sizeof(line), f) != NULL;
+		char ext[16];
+		if (more && sscanf(line, "%15[^,],%zu,%31[^,],%lf", ext, &bytes, cont, &med) != 4)
+			continue;
+		if (!more || (cur && bytes != cur)) {      /* a row is complete */
+			cr_expect(picked > 0, "%s %s: the pick was not measured", csv, extent);
+			cr_expect(picked >= floor * best, "%s %s: %s at %.1f GB/s, best %.1f (%.2f)",
+				  csv, extent, cp__bands_pick(&d->policy.any, cur / PG)->name,
+				  picked, best, picked / best);
+			rows++;
+			best = 0, picked = -1;
+		}
+		if (!more)
+			break;
+		cur = bytes;
+		strcpy(extent, ext);
+		if (!strcmp(cont, "auto") || !strcmp(cont, "memset") || !strcmp(cont, "auto_page"))
+			continue;
+		if (med > best)
+			best = med;
+		if (!strcmp(cont, cp__bands_pick(&d->policy.any, bytes / PG)->name))
+			picked = med;
+	}
+	fclose(f);
+	cr_expect_geq(rows, 10, "%s: %u extents", csv, rows);
+}
+
+Test(select, recorded_zen4_sweep)
+{
+	struct described z4 = x86("AuthenticAMD", 0x19, 0x11, ERMS | FSRM | AVX2 | CLZ | Z512, 32);
+	score_recorded("tests/data/amd-zen4-sweep.csv", &z4, 0.97);
+}
+
+Test(select, recorded_emerald_rapids_sweep)
+{
+	struct described emr = x86("GenuineIntel", 6, 0xcf, ERMS | FSRM | AVX2 | Z512, 300);
+	score_recorded("tests/data/intel-emerald-rapids-sweep.csv", &emr, 0.97);
+}
+#endif
+
+#if defined(__aarch64__)
+static struct described arm(unsigned features, unsigned dczva_block)
+{
+	struct described d;
+	memset(&d, 0, sizeof(d));
+	strcpy(d.cpu.vendor, "arm64");
+	d.cpu.features = features;
+	d.cpu.dczva_block_bytes = dczva_block;
+	d.cpu.l2_bytes = (size_t)1 << 20;
+	d.cpu.llc_bytes = (size_t)8 << 20;
+	select_for(&d, 0, NULL);
+	return d;
+}
+
+Test(select, arm64_models)
+{
+	struct described a53 = arm(CP__F_DCZVA, 64);
+	cr_expect_str_eq(a53.source, "generic");
+	assert_bands("a53", "any", &a53.policy.any,
+		     BANDS({ 0, "dc_zva" }, { MIB_PAGES(4), "stnp" }));
+	struct described a64fx = arm(CP__F_DCZVA | CP__F_SVE, 256);
+	assert_bands("a64fx", "any", &a64fx.policy.any,
+		     BANDS({ 0, "dc_zva" }, { MIB_PAGES(4), "stnp" }));
+	struct described max = arm(CP__F_DCZVA | CP__F_SVE | CP__F_MOPS, 512);
+	assert_bands("max", "any", &max.policy.any,
+		     BANDS({ 0, "mops" }, { MIB_PAGES(4), "mops_nt" }));
+	struct described dzp = arm(CP__F_SVE, 0);
+	assert_bands("dzp", "any", &dzp.policy.any,
+		     BANDS({ 0, "sve" }, { MIB_PAGES(4), "stnp" }));
+}
+#endif
