@@ -404,14 +404,17 @@ static int save(const struct bench_opts *opts, const char *text, size_t len, int
 		bench_note("not installed: verify did not pass (--force never installs)");
 		rc = 1;
 	} else if (opts->install) {
+		/* the folders up to it, as mkdir -p (SYSCONFDIR may be new) */
 		char dir[4096];
 		snprintf(dir, sizeof(dir), "%s", cp__system_profile_path);
-		char *slash = strrchr(dir, '/');
-		if (slash)
-			*slash = '\0';
-		if (slash && mkdir(dir, 0755) && errno != EEXIST) {
-			fprintf(stderr, "clearbench: cannot create %s: %s\n", dir, strerror(errno));
-			return 1;
+		for (char *p = strchr(dir + 1, '/'); p; p = strchr(p + 1, '/')) {
+			*p = '\0';
+			if (mkdir(dir, 0755) && errno != EEXIST) {
+				fprintf(stderr, "clearbench: cannot create %s: %s\n", dir,
+					strerror(errno));
+				return 1;
+			}
+			*p = '/';
 		}
 		rc |= write_atomic(cp__system_profile_path, text, len, 1);
 		if (!rc)
