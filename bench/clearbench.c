@@ -35,7 +35,8 @@ static const struct { const char *name; unsigned uses; } scenario_uses[] = {
 	{ "latency",  BO_OUTPUTS | BO_PLOT | BO_KERNEL | BO_REGION | BO_ROUNDS },
 	{ "fault",    BO_OUTPUTS | BO_PLOT | BO_THREADS | BO_REGION | BO_ROUNDS | BO_BATCH |
 		      BO_RANDOM | BO_HUGETLB },
-	{ "tune",     BO_OUTPUTS | BO_KERNEL | BO_SIZES | BO_ROUNDS },
+	{ "tune",     BO_OUTPUTS | BO_KERNEL | BO_SIZES | BO_ROUNDS | BO_OUT | BO_FORCE |
+		      BO_INSTALL },
 	{ "parallel", BO_OUTPUTS | BO_PLOT | BO_THREADS | BO_SIZES | BO_ROUNDS },
 	{ "calloc",   BO_OUTPUTS | BO_SIZES | BO_ROUNDS },
 	/* report passes the measuring options on to the scenarios that take them */
@@ -94,7 +95,10 @@ static void usage(FILE *f)
 "  --batch N          pages per call for fault's batched order (default 64)\n"
 "  --random-fault     fault: a random fault index instead of 0\n"
 "  --hugetlb          fault: MAP_HUGETLB instead of THP (needs vm.nr_hugepages)\n"
-"  --out DIR          report: the folder for index.html, plots, CSV and JSON\n"
+"  --out DIR|FILE     report: the folder for index.html, plots, CSV and JSON;\n"
+"                     tune: save the profile there (default: print it only)\n"
+"  --force            tune: save it even when verify does not pass\n"
+"  --install          tune: install it as the system profile (root, verify passed)\n"
 "  --tune             report: run tune too\n"
 
 "  --version          the clearpages version clearbench is built with\n"
@@ -277,6 +281,7 @@ static int parse_args(int argc, char **argv, struct bench_opts *o, const struct 
 				   "(see --help for the ones it takes)");
 	if (!strcmp((*sc)->name, "report") && !o->out_path)
 		return bad("report", "", "want --out DIR");
+	o->out_is_folder = !strcmp((*sc)->name, "report");
 	return bench_check_outputs(o);
 }
 

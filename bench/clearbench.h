@@ -45,6 +45,7 @@ struct bench_opts {
 	int hugetlb;               /* --hugetlb */
 	int emulated;              /* figures come from an emulator: meaningless */
 	const char *out_path;      /* --out: report's folder (tune's profile file) */
+	int out_is_folder;         /* the scenario takes --out as a folder (report) */
 	int tune;                  /* report --tune */
 	int force;                 /* tune --force: write what verify refused */
 	int install;               /* tune --install: the system profile */

@@ -35,8 +35,12 @@ static const struct {
 static int run_part(const struct bench_opts *opts, size_t i, const char *dir,
 		    struct bench_report_part *out)
 {
-	static char csv[4096], json[4096], plot[4096], txt[4096];
+	static char csv[4096], json[4096], plot[4096], txt[4096], profile[4096];
 	struct bench_opts o = *opts;
+	/* --out is report's folder; tune's profile (when verify passes) goes in it */
+	snprintf(profile, sizeof(profile), "%s/tune.profile", dir);
+	o.out_path = strcmp(parts[i].name, "tune") ? NULL : profile;
+	o.out_is_folder = 0;
 	/* the options a scenario does not take fall back to its defaults */
 	if (!(parts[i].uses & BO_SIZES))
 		o.nsizes = 0;

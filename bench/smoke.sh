@@ -9,9 +9,10 @@ set -u
 start=$(date +%s)
 rm -rf "$OUT"
 mkdir -p "$OUT"
-# tune writes its profile under TMPDIR: keep it with the other outputs
+# tune must leave no file behind unless --out names one: any would land here
 TMPDIR=$OUT
 export TMPDIR
+rm -f "$OUT/tune.profile"
 fail=0
 die() { echo "test-bench-smoke: FAIL: $*"; fail=1; }
 
@@ -34,8 +35,10 @@ tiny() {
 
 for s in $scenarios; do
 	t0=$(date +%s)
+	# tune's verify may refuse two rounds of two sizes: --force, it still says why
+	extra=; [ "$s" = tune ] && extra=--force
 	# shellcheck disable=SC2046
-	if $BENCH "$s" $(tiny "$s") --csv "$OUT/$s.csv" --json "$OUT/$s.json" \
+	if $BENCH "$s" $(tiny "$s") $extra --csv "$OUT/$s.csv" --json "$OUT/$s.json" \
 	    > "$OUT/$s.txt" 2> "$OUT/$s.err"; then
 		[ -s "$OUT/$s.csv" ] && [ -s "$OUT/$s.json" ] || die "$s wrote no CSV/JSON"
 		grep -q "^cpu:" "$OUT/$s.txt" || die "$s printed no header"
@@ -62,6 +65,16 @@ else
 	die "compare exited $? ($(cat "$OUT/compare.err"))"
 fi
 
+# tune: one table per CSV file, no file left without --out, --out written whole
+[ -s "$OUT/tune-verify.csv" ] || die "tune wrote no tune-verify.csv"
+left=$(find "$OUT" -name '*profile*' | head -1)
+[ -z "$left" ] || die "tune left $left behind without --out"
+$BENCH tune --quick --sizes 4k,64k --rounds 2 --force --out "$OUT/tune.profile" \
+    > "$OUT/tune-out.txt" 2>&1 || die "tune --force --out exited $?"
+head -2 "$OUT/tune.profile" | grep -qx "version 2" && [ "$(tail -1 "$OUT/tune.profile")" = end ] ||
+	die "tune --out wrote no whole format-2 profile"
+[ -z "$(find "$OUT" -name '.tune.profile.*')" ] || die "tune --out left its temporary file"
+
 # bad input: one line on stderr, exit 2
 printf '{"scenario": "sweep", "tables": [' > "$OUT/broken.json"
 for args in "no-such-scenario" "sweep --sizes 3k" "sweep --rounds 0" "sweep --kernel nope" \
@@ -70,7 +83,8 @@ for args in "no-such-scenario" "sweep --sizes 3k" "sweep --rounds 0" "sweep --ke
 	    "sweep --json $OUT" "report" "report --out $OUT/r --plot x.png" "report --out $OUT/no/such/dir" \
 	    "report --out $OUT/help.txt" "compare $OUT/sweep.json" \
 	    "compare $OUT/broken.json $OUT/sweep.json" "compare $OUT/sweep.json $OUT/walk.json" \
-	    "compare $OUT/no-such.json $OUT/sweep.json" "sweep extra-argument"; do
+	    "compare $OUT/no-such.json $OUT/sweep.json" "sweep extra-argument" \
+	    "sweep --force" "tune --out /dev/null"; do
 	# shellcheck disable=SC2086
 	$BENCH $args > /dev/null 2> "$OUT/bad.err"
 	rc=$?

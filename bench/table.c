@@ -361,11 +361,13 @@ int bench_check_outputs(const struct bench_opts *opts)
 	if (opts->plot_path && check_writable("--plot", opts->plot_path))
 		return 2;
 	struct stat st;
-	/* report's folder: one we may write in, or a new one in such a folder */
-	if (opts->out_path && (stat(opts->out_path, &st) || !S_ISDIR(st.st_mode)) &&
+	/* report's folder: one we may write in, or a new one in such a folder
+	 * (tune's --out is a file: tune checks it itself) */
+	if (opts->out_path && opts->out_is_folder &&
+	    (stat(opts->out_path, &st) || !S_ISDIR(st.st_mode)) &&
 	    check_writable("--out", opts->out_path))
 		return 2;
-	if (opts->out_path && stat(opts->out_path, &st) == 0 &&
+	if (opts->out_path && opts->out_is_folder && stat(opts->out_path, &st) == 0 &&
 	    (!S_ISDIR(st.st_mode) || access(opts->out_path, W_OK | X_OK))) {
 		fprintf(stderr, "clearbench: --out '%s': not a writable folder\n", opts->out_path);
 		return 2;

@@ -1,300 +1,431 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tune: measure every usable kernel (or --kernel) at extents from 4 KiB to
- * 1 GiB (--sizes) here, derive the extent policy and write it as a profile
- * (common/README.md); then verify it in the same run: cp_clear_pages with the
- * defaults against cp_clear_pages with the profile, cp_set_profile switching
- * between them, interleaved rounds, every extent.
+ * 1 GiB (--sizes), fit extent bands to the figures (derive.c), re-measure the
+ * decisions the figures cannot settle, then verify the bands against the
+ * defaults in the same run before anything is written: at every extent the
+ * defaults' kernel (cp_kernel_for, no profile) against the bands' kernel, both
+ * called directly, in interleaved rounds.
  *
- * How the policy is derived from the medians (GB/s):
- * - nt_from: the smallest measured extent from which, at every larger one
- *   too, the best non-temporal kernel beats the best temporal one by NT_MARGIN.
- *   Temporal stores leave the zeroes in cache for the caller, so a draw stays
- *   temporal. No such extent: the key is left out (the default stays).
- * - temporal bands, below nt_from: every (small kernel, split, temporal
- *   kernel) is scored by its ratio to the best temporal kernel at each
- *   extent; the highest geometric mean wins among those whose worst ratio is
- *   within WORST_SLACK of the best worst ratio. A small band must gain
- *   SMALL_GAIN in geometric mean over the best single kernel, or none is used.
- * - nontemporal: by the median ratio to the best non-temporal kernel from
- *   nt_from up (all extents when there is no crossover: it is also what
- *   cp_clear_pages_cold uses), the first in cp_kernels() order within NT_TIE
- *   of the best. A median, and the library's own ranking on a tie, because a
- *   disturbed extent on a shared host must not decide between kernels 2 % apart.
+ * The profile (format 2) is written only when the bands keep VERIFY_FLOOR of
+ * the defaults wherever they pick another kernel and beat them beyond the
+ * noise somewhere. Otherwise the tool says why, writes nothing and exits 1;
+ * --force writes it anyway (never --install). Without --out or --install the
+ * profile is only printed, so no run leaves a file behind.
  */
+#define _GNU_SOURCE
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include "clearbench.h"
+#include "derive.h"
 #include "testhooks.h"
 
-#define NT_MARGIN 1.05
-#define WORST_SLACK 0.02
-#define SMALL_GAIN 1.01
-#define NT_TIE 0.03
 
-struct medians {
-	size_t nsizes, nk;
-	size_t sizes[BENCH_MAX_SIZES];
-	const struct cp_kernel *k[BENCH_MAX_KERNELS];
-	double gbs[BENCH_MAX_SIZES][BENCH_MAX_KERNELS];
-	double best_t[BENCH_MAX_SIZES], best_nt[BENCH_MAX_SIZES];   /* 0: none measured */
+#define BAND_COST 0.05       /* an extra band must gain 5 % at one measured extent */
+#define NOISE_FLOOR 0.01     /* differences under 1 % do not repeat between runs */
+#define REMEASURE_FACTOR 3   /* rounds for an uncertain decision, times the first pass */
+#define VERIFY_FLOOR 0.97
+
+_Static_assert(BENCH_MAX_SIZES <= DERIVE_MAX_SIZES && BENCH_MAX_KERNELS <= DERIVE_MAX_KERNELS,
+	       "the derivation holds every measured cell");
+
+struct tune {
+	struct derive_input in;
+	const struct cp_kernel *k[DERIVE_MAX_KERNELS];
+	size_t rounds[DERIVE_MAX_SIZES][DERIVE_MAX_KERNELS];
+	int remeasured[DERIVE_MAX_SIZES][DERIVE_MAX_KERNELS];
 };
 
-struct choice {
-	int small, temporal, nontemporal;   /* indices into medians.k, -1: key left out */
-	size_t split;                       /* sizes index where temporal starts (0: no small band) */
-	size_t nt_index;                    /* sizes index of nt_from; nsizes: no crossover */
-	double worst, geomean;              /* of the temporal bands, ratio to the best */
-};
-
-static int is_nt(const struct cp_kernel *k)
+/* Median and its ~95 % distribution-free interval (ranks n/2 -+ 0.98 sqrt n)
+ * in GB/s from per-pass seconds: an interval that narrows with more rounds,
+ * which a spread of the samples would not. */
+static struct derive_cell cell_of(const double *seconds, size_t n, size_t bytes)
 {
-	return (k->flags & CP_NONTEMPORAL) != 0;
+	double s[1024];
+	size_t m = n < 1024 ? n : 1024;
+	memcpy(s, seconds, m * sizeof(*s));
+	for (size_t i = 1; i < m; i++)   /* insertion sort: a few dozen samples */
+		for (size_t j = i; j > 0 && s[j] < s[j - 1]; j--) {
+			double x = s[j]; s[j] = s[j - 1]; s[j - 1] = x;
+		}
+	double half = 0.98 * sqrt((double)m);
+	double lo_rank = floor((double)m / 2 - half), hi_rank = ceil((double)m / 2 + half);
+	size_t fast = lo_rank < 1 ? 0 : (size_t)lo_rank - 1;
+	size_t slow = hi_rank > (double)m ? m - 1 : (size_t)hi_rank - 1;
+	return (struct derive_cell){ bench_gbs(bytes, bench_median(s, m)),
+				     bench_gbs(bytes, s[slow]), bench_gbs(bytes, s[fast]) };
 }
 
-/* Worst and geometric-mean ratio of the temporal bands [0, split) -> small,
- * [split, end) -> temporal. */
-static void score(const struct medians *m, struct choice *c, size_t end)
+/* The kernels in `mask` at size i, rounds scaled by `factor`. With `twin`,
+ * the defaults' kernel runs twice: how far its two medians differ is the
+ * size's noise (derive.h). */
+static void measure_size(const struct bench_opts *opts, void *buf, struct tune *t, size_t i,
+			 uint32_t mask, size_t factor, int twin)
 {
-	double logsum = 0;
-	c->worst = INFINITY;
-	for (size_t e = 0; e < end; e++) {
-		int k = e < c->split ? c->small : c->temporal;
-		double r = m->gbs[e][k] / m->best_t[e];
-		logsum += log(r);
-		c->worst = r < c->worst ? r : c->worst;
+	struct bench_contender c[DERIVE_MAX_KERNELS + 1];
+	size_t idx[DERIVE_MAX_KERNELS], n = 0, bytes = t->in.pages[i] * CP_PAGE_SIZE;
+	for (size_t k = 0; k < t->in.nkernels; k++)
+		if (mask >> k & 1) {
+			bench_contender_batched(&c[n], t->k[k], 0, 0);
+			idx[n++] = k;
+		}
+	int def = t->in.default_kernel[i];
+	twin = twin && def >= 0;
+	if (twin)
+		bench_contender_batched(&c[n], t->k[def], 0, 0);
+	struct bench_rounds cfg = bench_rounds_for(opts, bytes);
+	cfg.rounds *= factor;
+	double *samples = bench_sample(c, n + (size_t)twin, buf, bytes, &cfg);
+	for (size_t j = 0; j < n; j++) {
+		t->in.cell[i][idx[j]] = cell_of(&samples[j * cfg.rounds], cfg.rounds, bytes);
+		t->rounds[i][idx[j]] = cfg.rounds;
+		t->remeasured[i][idx[j]] = factor > 1;
 	}
-	c->geomean = end ? exp(logsum / (double)end) : 1;
+	if (twin) {
+		double a = t->in.cell[i][def].median;
+		double b = cell_of(&samples[n * cfg.rounds], cfg.rounds, bytes).median;
+		t->in.size_noise[i] = fmin(fabs(a - b) / fmax(a, b), 0.5);
+	}
+	free(samples);
 }
 
-/* Candidate idx of (temporal, small, split): 0 and scored, or -1 when it
- * is not one (a non-temporal kernel, or a split that does not fit the pair). */
-static int candidate(const struct medians *m, size_t idx, size_t end, struct choice *c)
+static int index_of(const struct tune *t, const struct cp_kernel *k)
 {
-	size_t split = idx % end, s = idx / end % m->nk, t = idx / end / m->nk;
-	if (is_nt(m->k[t]) || is_nt(m->k[s]) || (split == 0) != (s == t))
+	for (size_t i = 0; i < t->in.nkernels; i++)
+		if (t->k[i] == k)
+			return (int)i;
+	return -1;
+}
+
+/* derive.c starts a band at the measured size where its kernel is first
+ * picked. Where that switch is the defaults' own (the defaults' kernel on both
+ * sides), the extents between the two sizes follow the defaults too: the
+ * boundary moves down to where the defaults switch. */
+static void follow_default_boundaries(const struct tune *t, struct derive_result *r)
+{
+	for (size_t b = 1, i = 1; b < r->nbands; b++) {
+		while (t->in.pages[i] != r->band[b].from_pages)
+			i++;
+		int before = r->pick[i - 1], after = r->pick[i];
+		if (before != t->in.default_kernel[i - 1] || after != t->in.default_kernel[i])
+			continue;
+		size_t p = t->in.pages[i];
+		while (p - 1 > t->in.pages[i - 1] && cp_kernel_for(p - 1) == t->k[after])
+			p--;
+		r->band[b].from_pages = p;
+	}
+}
+
+/* Above the largest measured size nothing was measured: the defaults' own
+ * boundaries beyond it are kept (what lies between keeps the top size's pick). */
+static void keep_default_bands_above(const struct tune *t, struct derive_result *r)
+{
+	const struct cp__bands *d = &cp__state()->policy.any;
+	size_t top = t->in.pages[t->in.nsizes - 1];
+	for (unsigned b = 1; b < CP__MAX_BANDS && r->nbands < DERIVE_MAX_BANDS; b++) {
+		int k = index_of(t, d->band[b].kernel);
+		if (d->band[b].from_pages == CP__BAND_UNUSED || d->band[b].from_pages <= top ||
+		    k < 0 || k == r->band[r->nbands - 1].kernel)
+			continue;
+		r->band[r->nbands].from_pages = d->band[b].from_pages;
+		r->band[r->nbands++].kernel = k;
+	}
+}
+
+/* Measure, derive, re-measure what is level, derive again. */
+static int fit(const struct bench_opts *opts, void *buf, struct tune *t, struct derive_result *r)
+{
+	uint32_t all = t->in.nkernels >= 32 ? ~0u : ((uint32_t)1 << t->in.nkernels) - 1;
+	char ext[16];
+	for (size_t i = 0; i < t->in.nsizes; i++) {
+		bench_progress("tune: %s (%zu/%zu)", bench_size_str(t->in.pages[i] * CP_PAGE_SIZE,
+				ext, sizeof(ext)), i + 1, t->in.nsizes);
+		measure_size(opts, buf, t, i, all, 1, 1);
+	}
+	if (derive_bands(&t->in, r))
 		return -1;
-	c->small = (int)s;
-	c->temporal = (int)t;
-	c->split = split;
-	score(m, c, end);
+	for (size_t i = 0; i < t->in.nsizes; i++)
+		if (r->remeasure[i]) {
+			bench_progress("tune: re-measuring %s", bench_size_str(
+				t->in.pages[i] * CP_PAGE_SIZE, ext, sizeof(ext)));
+			measure_size(opts, buf, t, i, r->remeasure[i], REMEASURE_FACTOR, 0);
+		}
+	if (derive_bands(&t->in, r))
+		return -1;
+	follow_default_boundaries(t, r);
+	keep_default_bands_above(t, r);
 	return 0;
 }
 
-/* The best temporal bands for the extents [0, end): with a small band or not. */
-static struct choice best_temporal(const struct medians *m, size_t end, int with_small)
-{
-	struct choice best = { .small = -1, .temporal = -1, .nontemporal = -1 }, c = best;
-	if (end == 0)
-		return best;
-	size_t n = m->nk * m->nk * end;
-	double best_worst = 0;
-	for (size_t i = 0; i < n; i++)
-		if (!candidate(m, i, end, &c) && (with_small || c.split == 0) &&
-		    c.worst > best_worst)
-			best_worst = c.worst;
-	for (size_t i = 0; i < n; i++)
-		if (!candidate(m, i, end, &c) && (with_small || c.split == 0) &&
-		    c.worst >= best_worst - WORST_SLACK && c.geomean > best.geomean)
-			best = c;
-	return best;
-}
-
-static struct choice derive(const struct medians *m)
-{
-	struct choice c;
-	c.nt_index = m->nsizes;
-	for (size_t e = m->nsizes; e-- > 0 && m->best_nt[e] > m->best_t[e] * NT_MARGIN;)
-		c.nt_index = e;
-	int have_t = 0;
-	for (size_t e = 0; e < m->nsizes; e++)
-		have_t |= m->best_t[e] > 0;
-	if (!have_t)          /* --kernel named no temporal kernel: nothing to compare */
-		c.nt_index = m->nsizes;
-	struct choice t = best_temporal(m, c.nt_index, 0);
-	struct choice ts = best_temporal(m, c.nt_index, 1);
-	if (ts.geomean > t.geomean * SMALL_GAIN)
-		t = ts;
-	c.small = t.small;
-	c.temporal = t.temporal;
-	c.split = t.split;
-	c.worst = t.worst;
-	c.geomean = t.geomean;
-
-	double med[BENCH_MAX_KERNELS], best = 0, ratio[BENCH_MAX_SIZES];
-	size_t from = c.nt_index < m->nsizes ? c.nt_index : 0;
-	for (size_t k = 0; k < m->nk; k++) {
-		med[k] = 0;
-		if (!is_nt(m->k[k]))
-			continue;
-		for (size_t e = from; e < m->nsizes; e++)
-			ratio[e - from] = m->gbs[e][k] / m->best_nt[e];
-		med[k] = bench_median(ratio, m->nsizes - from);
-		best = med[k] > best ? med[k] : best;
-	}
-	c.nontemporal = -1;
-	for (size_t k = 0; k < m->nk && c.nontemporal < 0; k++)   /* cp_kernels() order, or --kernel's */
-		if (is_nt(m->k[k]) && med[k] >= best - NT_TIE)
-			c.nontemporal = (int)k;
-	return c;
-}
-
-static void write_profile(FILE *f, const struct medians *m, const struct choice *c)
-{
-	const struct cp__state *s = cp__state();
-	char a[16], b[16];
-	time_t now = time(NULL);
-	char date[32];
-	strftime(date, sizeof(date), "%Y-%m-%d", gmtime(&now));
-	fprintf(f, "# clearpages profile written by `clearbench tune` on %s (format: common/README.md)\n"
-		"# cpu: %s; medians over interleaved, shuffled, warmed-up rounds\n"
-		"version 1\narch %s\n", date, s->cpu.model, m->k[0]->arch);
-	if (c->temporal >= 0) {
-		if (c->split) {
-			fprintf(f, "small %s\nsmall_below %s\n", m->k[c->small]->name,
-				bench_size_str(m->sizes[c->split], a, sizeof(a)));
-		} else {
-			fprintf(f, "small %s\nsmall_below 0\n", m->k[c->temporal]->name);
-		}
-		fprintf(f, "temporal %s    # worst %.2f, geometric mean %.2f of the best "
-			"temporal kernel below nt_from\n", m->k[c->temporal]->name, c->worst, c->geomean);
-	}
-	if (c->nt_index < m->nsizes)
-		fprintf(f, "nt_from %s    # non-temporal %.2fx the best temporal at %s\n",
-			bench_size_str(m->sizes[c->nt_index], a, sizeof(a)),
-			m->best_nt[c->nt_index] / m->best_t[c->nt_index],
-			bench_size_str(m->sizes[c->nt_index], b, sizeof(b)));
-	else
-		fprintf(f, "# nt_from left out: non-temporal stores never won clearly here\n");
-	if (c->nontemporal >= 0)
-		fprintf(f, "nontemporal %s\n", m->k[c->nontemporal]->name);
-}
-
-/* Every kernel at every extent: medians, and the table that shows them. */
-static struct bench_table *measure(const struct bench_opts *opts, void *buf, struct medians *m)
-{
-	struct bench_contender c[BENCH_MAX_KERNELS + 3];
-	m->nk = bench_contenders(opts, 0, c);
-	const char *cols[24] = { "extent" };
-	size_t ncols = 1;
-	for (size_t k = 0; k < m->nk && ncols < 21; k++) {
-		m->k[k] = c[k].kernel;
-		cols[ncols++] = c[k].name;
-	}
-	cols[ncols++] = "best temporal";
-	cols[ncols++] = "best non-temporal";
-	struct bench_table *t = bench_table_new("tune: GB/s median per kernel",
-						BT_TEXT | BT_DATA, ncols, cols);
-	for (size_t e = 0; e < m->nsizes; e++) {
-		size_t bytes = m->sizes[e];
-		char ext[16];
-		bench_size_str(bytes, ext, sizeof(ext));
-		bench_progress("tune: %s (%zu/%zu)", ext, e + 1, m->nsizes);
-		struct bench_rounds cfg = bench_rounds_for(opts, bytes);
-		double *samples = bench_sample(c, m->nk, buf, bytes, &cfg);
-		size_t bt = 0, bnt = 0;
-		m->best_t[e] = m->best_nt[e] = 0;
-		bench_table_row(t);
-		bench_cell_str(t, ext);
-		for (size_t k = 0; k < m->nk; k++) {
-			double g = bench_gbs(bytes, bench_median(&samples[k * cfg.rounds], cfg.rounds));
-			m->gbs[e][k] = g;
-			double *best = is_nt(m->k[k]) ? &m->best_nt[e] : &m->best_t[e];
-			if (g > *best) {
-				*best = g;
-				*(is_nt(m->k[k]) ? &bnt : &bt) = k;
-			}
-			if (k + 1 < ncols - 2)
-				bench_cell_num(t, g, "%.2f");
-		}
-		free(samples);
-		bench_cell_str(t, m->best_t[e] > 0 ? m->k[bt]->name : "n/a");
-		bench_cell_str(t, m->best_nt[e] > 0 ? m->k[bnt]->name : "n/a");
-	}
-	return t;
-}
-
-/* ---- verification: defaults against the profile, same rounds ---- */
-static const char *tuned_path;
-static int tuned_active = -1;
-
-/* Switch lazily: the first (untimed, warm-up) pass of a visit pays for it. */
-static void use_profile(int tuned)
-{
-	if (tuned_active != tuned && cp_set_profile(tuned ? tuned_path : NULL) == 0)
-		tuned_active = tuned;
-}
-
-static void clear_defaults(const struct bench_contender *c, void *buf, size_t bytes)
-{
-	(void)c;
-	use_profile(0);
-	cp_clear_pages(buf, bytes / CP_PAGE_SIZE);
-}
-
-static void clear_tuned(const struct bench_contender *c, void *buf, size_t bytes)
-{
-	(void)c;
-	use_profile(1);
-	cp_clear_pages(buf, bytes / CP_PAGE_SIZE);
-}
-
-/* tuned/default at its lowest and highest, and where (sizes indices); and
- * its range where both pick the same kernel: that spread is the noise. */
+/* ---- verification: the defaults' kernel against the bands' kernel ---- */
 struct verdict {
-	double worst, best, noise_lo, noise_hi;
-	size_t worst_e, best_e;
+	size_t ndiff, nsame, worst_e, gain_e, top_e;
+	double worst, gain, top, noise_lo, noise_hi;   /* top: the highest where they differ */
 };
 
-static struct bench_table *verify(const struct bench_opts *opts, void *buf,
-				  const struct medians *m, struct verdict *v)
+static struct bench_table *verify(const struct bench_opts *opts, void *buf, const struct tune *t,
+				  const struct derive_result *r, struct verdict *v)
 {
-	static const char *const cols[] = { "extent", "default picks", "default", "tuned picks",
-					    "tuned", "tuned/default" };
-	struct bench_table *t = bench_table_new(
-		"tune verify: cp_clear_pages GB/s median, defaults vs the profile",
-		BT_TEXT | BT_DATA, 6, cols);
-	struct bench_contender c[2] = { { .name = "default", .clear = clear_defaults },
-					 { .name = "tuned", .clear = clear_tuned } };
+	static const char *const cols[] = { "extent", "default", "default GB/s", "tuned",
+		"tuned GB/s", "tuned/default", "best measured", "tuned/best" };
+	struct bench_table *tb = bench_table_new(
+		"tune verify: GB/s median, the defaults' kernel vs the tuned bands' kernel",
+		BT_TEXT | BT_DATA, 8, cols);
+	memset(v, 0, sizeof(*v));
 	v->worst = v->noise_lo = INFINITY;
-	v->best = v->noise_hi = 0;
-	v->worst_e = v->best_e = 0;
-	for (size_t e = 0; e < m->nsizes; e++) {
-		size_t bytes = m->sizes[e], pages = bytes / CP_PAGE_SIZE;
+	for (size_t i = 0; i < t->in.nsizes; i++) {
+		size_t pages = t->in.pages[i], bytes = pages * CP_PAGE_SIZE;
 		char ext[16];
 		bench_size_str(bytes, ext, sizeof(ext));
-		bench_progress("tune verify: %s (%zu/%zu)", ext, e + 1, m->nsizes);
-		use_profile(0);
-		const char *pick_default = cp_kernel_for(pages)->name;
-		use_profile(1);
-		const char *pick_tuned = cp_kernel_for(pages)->name;
+		bench_progress("tune verify: %s (%zu/%zu)", ext, i + 1, t->in.nsizes);
+		const struct cp_kernel *def = cp_kernel_for(pages), *tun = t->k[r->pick[i]];
+		struct bench_contender c[2];
+		bench_contender_batched(&c[0], def, 0, 0);
+		bench_contender_batched(&c[1], tun, 0, 0);
 		struct bench_rounds cfg = bench_rounds_for(opts, bytes);
 		if (!opts->rounds && bytes <= (size_t)4 << 20)
 			cfg.rounds *= 3;   /* short samples on a shared host: cheap to take more */
 		double *samples = bench_sample(c, 2, buf, bytes, &cfg);
-		double d = bench_gbs(bytes, bench_median(samples, cfg.rounds));
-		double tu = bench_gbs(bytes, bench_median(samples + cfg.rounds, cfg.rounds));
+		struct derive_cell d = cell_of(samples, cfg.rounds, bytes);
+		struct derive_cell tu = cell_of(samples + cfg.rounds, cfg.rounds, bytes);
 		free(samples);
-		bench_table_row(t);
-		bench_cell_str(t, ext);
-		bench_cell_str(t, pick_default);
-		bench_cell_num(t, d, "%.2f");
-		bench_cell_str(t, pick_tuned);
-		bench_cell_num(t, tu, "%.2f");
-		bench_cell_num(t, tu / d, "%.2f");
-		double r = tu / d;
-		if (r < v->worst) { v->worst = r; v->worst_e = e; }
-		if (r > v->best) { v->best = r; v->best_e = e; }
-		if (!strcmp(pick_default, pick_tuned)) {
-			v->noise_lo = r < v->noise_lo ? r : v->noise_lo;
-			v->noise_hi = r > v->noise_hi ? r : v->noise_hi;
+		double q = tu.median / d.median;
+		bench_table_row(tb);
+		bench_cell_str(tb, ext);
+		bench_cell_str(tb, def->name);
+		bench_cell_num(tb, d.median, "%.2f");
+		bench_cell_str(tb, tun->name);
+		bench_cell_num(tb, tu.median, "%.2f");
+		bench_cell_num(tb, q, def == tun ? "%.2f (same)" : "%.2f");
+		bench_cell_str(tb, t->in.names[r->best[i]]);
+		bench_cell_num(tb, r->ratio[i], "%.2f");
+		if (def == tun) {   /* the same code either way: what differs is noise */
+			v->nsame++;
+			v->noise_lo = q < v->noise_lo ? q : v->noise_lo;
+			v->noise_hi = q > v->noise_hi ? q : v->noise_hi;
+			continue;
+		}
+		v->ndiff++;
+		if (q < v->worst) { v->worst = q; v->worst_e = i; }
+		if (q > v->top) { v->top = q; v->top_e = i; }
+		/* ahead beyond this extent's noise: intervals apart, each widened
+		 * to the noise the fit measured here */
+		double fl = fmax(NOISE_FLOOR, t->in.size_noise[i]);
+		double tlo = fmin(tu.lo, tu.median * (1 - fl)), dhi = fmax(d.hi, d.median * (1 + fl));
+		if (q > 1 && tlo > dhi && q > v->gain) {
+			v->gain = q;
+			v->gain_e = i;
 		}
 	}
-	use_profile(0);
-	return t;
+	return tb;
+}
+
+/* ---- the tables of the fit ---- */
+static struct bench_table *medians_table(const struct tune *t, const struct derive_result *r)
+{
+	const char *cols[24] = { "extent" };
+	size_t ncols = 1, shown = t->in.nkernels < 21 ? t->in.nkernels : 21;
+	for (size_t k = 0; k < shown; k++)
+		cols[ncols++] = t->in.names[k];
+	cols[ncols++] = "noise";
+	cols[ncols++] = "best";
+	cols[ncols++] = "tuned";
+	struct bench_table *tb = bench_table_new("tune: GB/s median per kernel (* re-measured)",
+						 BT_TEXT, ncols, cols);
+	for (size_t i = 0; i < t->in.nsizes; i++) {
+		char ext[16];
+		bench_table_row(tb);
+		bench_cell_str(tb, bench_size_str(t->in.pages[i] * CP_PAGE_SIZE, ext, sizeof(ext)));
+		for (size_t k = 0; k < shown; k++)
+			bench_cell_num(tb, t->in.cell[i][k].median, t->remeasured[i][k] ? "%.2f*" : "%.2f");
+		bench_cell_num(tb, t->in.size_noise[i] * 100, "%.1f%%");
+		bench_cell_str(tb, t->in.names[r->best[i]]);
+		bench_cell_str(tb, t->in.names[r->pick[i]]);
+	}
+	return tb;
+}
+
+/* Every cell with its interval: what the derivation saw (tests/data holds some). */
+static struct bench_table *cells_table(const struct tune *t)
+{
+	static const char *const cols[] = { "extent", "kernel", "nontemporal", "GB/s", "low",
+					    "high", "rounds", "default", "noise" };
+	struct bench_table *tb = bench_table_new(
+		"tune: GB/s median per kernel and extent, ~95 % interval of the median",
+		BT_DATA, 9, cols);
+	for (size_t i = 0; i < t->in.nsizes; i++)
+		for (size_t k = 0; k < t->in.nkernels; k++) {
+			char ext[16];
+			const struct derive_cell *c = &t->in.cell[i][k];
+			bench_table_row(tb);
+			bench_cell_str(tb, bench_size_str(t->in.pages[i] * CP_PAGE_SIZE, ext, sizeof(ext)));
+			bench_cell_str(tb, t->in.names[k]);
+			bench_cell_num(tb, t->k[k]->flags & CP_NONTEMPORAL ? 1 : 0, "%.0f");
+			bench_cell_num(tb, c->median, "%.2f");
+			bench_cell_num(tb, c->lo, "%.2f");
+			bench_cell_num(tb, c->hi, "%.2f");
+			bench_cell_num(tb, (double)t->rounds[i][k], "%.0f");
+			bench_cell_num(tb, t->in.default_kernel[i] == (int)k, "%.0f");
+			bench_cell_num(tb, t->in.size_noise[i], "%.4f");
+		}
+	return tb;
+}
+
+/* Where the first fit was level with a rival, and where it still is. */
+static void note_remeasured(const struct tune *t, const struct derive_result *r)
+{
+	char list[2][512] = { "", "" }, ext[16];
+	for (size_t i = 0; i < t->in.nsizes; i++)
+		for (int still = 0; still < 2; still++) {
+			int hit = still ? r->remeasure[i] != 0 : 0;
+			for (size_t k = 0; !still && k < t->in.nkernels; k++)
+				hit |= t->remeasured[i][k];
+			size_t l = strlen(list[still]);
+			if (hit)
+				snprintf(list[still] + l, sizeof(list[0]) - l, " %s",
+					 bench_size_str(t->in.pages[i] * CP_PAGE_SIZE, ext, sizeof(ext)));
+		}
+	if (list[0][0])
+		bench_note("re-measured with %dx rounds, the pick level with a rival:%s.",
+			   REMEASURE_FACTOR, list[0]);
+	if (list[1][0])
+		bench_note("still level:%s (a draw keeps the defaults' kernel where the bands "
+			   "allow).", list[1]);
+	bench_note("noise: how far the defaults' kernel, measured twice in the same rounds, "
+		   "differs from itself; intervals are widened to at least it.");
+}
+
+/* ---- the profile ---- */
+/* The cpu line as the library's parser reads it (x86: vendor, display family
+ * and model, brand; arm64: MIDR implementer and part), and the brand. */
+static void cpu_line(char *buf, size_t len, const char **brand)
+{
+	struct cp__profile_cpu pc;
+	cp__profile_cpu_of(&cp__state()->cpu, &pc);
+	cp__profile_cpu_describe(&pc, buf, len);
+	*brand = cp__state()->cpu.model;
+}
+
+static char *profile_text(const struct tune *t, const struct derive_result *r, size_t *len)
+{
+	char date[32], cpu[160];
+	const char *brand;
+	time_t now = time(NULL);
+	strftime(date, sizeof(date), "%Y-%m-%d", gmtime(&now));
+	cpu_line(cpu, sizeof(cpu), &brand);
+	/* tune does not measure the parallel split (the parallel scenario does): left out */
+	struct derive_profile_id id = { date, t->k[0]->arch, cpu, brand, 0, 0 };
+	char *text = NULL;
+	FILE *f = open_memstream(&text, len);
+	if (!f)
+		abort();
+	derive_write_profile(f, &id, &t->in, r);
+	fclose(f);
+	return text;
+}
+
+/* The text as the library will read it: parsed by its own parser, for this
+ * CPU. 0, or 1 after a message (a bug here, never the user's). */
+static int library_accepts(const char *text, size_t len)
+{
+	struct cp__profile p;
+	struct cp__profile_error err;
+	if (cp__profile_parse(text, len, &cp__state()->kernels, &p, &err)) {
+		fprintf(stderr, "clearbench: tune wrote a profile the library refuses (line %u: "
+			"%s%s%s)\n", err.line, err.why, err.detail[0] ? ": " : "", err.detail);
+		return 1;
+	}
+	if (!cp__profile_cpu_matches(&p, &cp__state()->cpu)) {
+		fprintf(stderr, "clearbench: tune wrote a profile for another CPU\n");
+		return 1;
+	}
+	return 0;
+}
+
+/* A temporary file beside `path`, renamed over it: no reader sees half a file. */
+static int write_atomic(const char *path, const char *text, size_t len, int root_owned)
+{
+	char tmp[4096];
+	const char *slash = strrchr(path, '/');
+	int dir = slash ? (int)(slash - path + 1) : 0;
+	if (snprintf(tmp, sizeof(tmp), "%.*s.%s.XXXXXX", dir, path, path + dir) >= (int)sizeof(tmp)) {
+		fprintf(stderr, "clearbench: path too long: %s\n", path);
+		return 1;
+	}
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		fprintf(stderr, "clearbench: cannot create %s: %s\n", tmp, strerror(errno));
+		return 1;
+	}
+	int ok = write(fd, text, len) == (ssize_t)len && fchmod(fd, 0644) == 0 &&
+		 (!root_owned || fchown(fd, 0, 0) == 0) && fsync(fd) == 0;
+	ok = close(fd) == 0 && ok && rename(tmp, path) == 0;
+	if (!ok) {
+		fprintf(stderr, "clearbench: cannot write %s: %s\n", path, strerror(errno));
+		unlink(tmp);
+	}
+	return !ok;
+}
+
+/* Before measuring: a target that is there must be a regular file (renaming
+ * over /dev/null would replace it), and --install needs root. 0 or 2. */
+static int check_targets(const struct bench_opts *opts)
+{
+	struct stat st;
+	if (opts->out_path && lstat(opts->out_path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "clearbench: --out '%s': not a regular file\n", opts->out_path);
+		return 2;
+	}
+	if (opts->install && geteuid() != 0) {
+		fprintf(stderr, "clearbench: --install: needs root (the library loads %s only "
+			"when root owns it)\n", cp__system_profile_path);
+		return 2;
+	}
+	return 0;
+}
+
+static int save(const struct bench_opts *opts, const char *text, size_t len, int passed)
+{
+	int rc = 0;
+	if (opts->out_path && (passed || opts->force)) {
+		rc |= write_atomic(opts->out_path, text, len, 0);
+		if (!rc)
+			bench_note("profile written to %s%s; use it with CLEARPAGES_PROFILE=%s",
+				   opts->out_path, passed ? "" : " (--force: verify did not pass)",
+				   opts->out_path);
+	}
+	if (opts->install && !passed) {
+		bench_note("not installed: verify did not pass (--force never installs)");
+		rc = 1;
+	} else if (opts->install) {
+		/* the folders up to it, as mkdir -p (SYSCONFDIR may be new) */
+		char dir[4096];
+		snprintf(dir, sizeof(dir), "%s", cp__system_profile_path);
+		for (char *p = strchr(dir + 1, '/'); p; p = strchr(p + 1, '/')) {
+			*p = '\0';
+			if (mkdir(dir, 0755) && errno != EEXIST) {
+				fprintf(stderr, "clearbench: cannot create %s: %s\n", dir,
+					strerror(errno));
+				return 1;
+			}
+			*p = '/';
+		}
+		rc |= write_atomic(cp__system_profile_path, text, len, 1);
+		if (!rc)
+			bench_note("installed %s (root, 0644): processes started from now on use "
+				   "it; remove the file to go back to the defaults",
+				   cp__system_profile_path);
+	}
+	if (!opts->out_path && !opts->install && (passed || opts->force))
+		bench_note("profile printed above%s, not saved: --out FILE saves it, --install "
+			   "installs it for every process", passed ? "" : " (--force)");
+	return rc || !(passed || opts->force);
 }
 
 static size_t default_sizes(const struct bench_opts *opts, size_t *sizes)
@@ -305,78 +436,127 @@ static size_t default_sizes(const struct bench_opts *opts, size_t *sizes)
 	return n;
 }
 
-/* The profile into a new file under $TMPDIR (or /tmp); 0 or 1 after a message. */
-static int save_profile(const struct medians *m, const struct choice *c, char *path, size_t len)
-{
-	const char *dir = getenv("TMPDIR");
-	snprintf(path, len, "%s/clearpages-tuned-XXXXXX.profile", dir && *dir ? dir : "/tmp");
-	int fd = mkstemps(path, 8);
-	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
-	if (!f) {
-		fprintf(stderr, "clearbench: cannot create %s\n", path);
-		return 1;
-	}
-	write_profile(f, m, c);
-	return fclose(f) ? 1 : 0;
-}
-
 static int cmp_size(const void *a, const void *b)
 {
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
 	return (x > y) - (x < y);
 }
 
+static void setup(const struct bench_opts *opts, struct tune *t)
+{
+	size_t sizes[BENCH_MAX_SIZES], n = opts->nsizes;
+	if (n)
+		memcpy(sizes, opts->sizes, n * sizeof(*sizes));
+	else
+		n = default_sizes(opts, sizes);
+	qsort(sizes, n, sizeof(*sizes), cmp_size);   /* the bands need order */
+	memset(t, 0, sizeof(*t));
+	for (size_t i = 0; i < n; i++)   /* --sizes may repeat one */
+		if (!t->in.nsizes || sizes[i] / CP_PAGE_SIZE != t->in.pages[t->in.nsizes - 1])
+			t->in.pages[t->in.nsizes++] = sizes[i] / CP_PAGE_SIZE;
+	for (size_t k = 0; k < opts->nkernels && k < DERIVE_MAX_KERNELS; k++) {
+		t->k[k] = opts->kernels[k];
+		t->in.names[k] = opts->kernels[k]->name;
+		t->in.nkernels++;
+	}
+	for (size_t i = 0; i < t->in.nsizes; i++)
+		t->in.default_kernel[i] = index_of(t, cp_kernel_for(t->in.pages[i]));
+	t->in.max_bands = DERIVE_MAX_BANDS;
+	t->in.band_cost = BAND_COST;
+	t->in.noise_floor = NOISE_FLOOR;
+}
+
+/* One table per CSV file: the cells to --csv NAME.csv, the verify table to
+ * NAME-verify.csv; the JSON holds both. */
+static int write_outputs(const struct bench_opts *opts, struct bench_table *const *tables)
+{
+	struct bench_opts o = *opts;
+	o.csv_path = NULL;
+	int rc = bench_write_outputs(&o, "tune", tables, 2);
+	if (!opts->csv_path)
+		return rc;
+	char path[4096];
+	size_t n = strlen(opts->csv_path);
+	if (n > 4 && !strcmp(opts->csv_path + n - 4, ".csv"))
+		n -= 4;
+	snprintf(path, sizeof(path), "%.*s-verify.csv", (int)n, opts->csv_path);
+	o = *opts;
+	o.json_path = NULL;
+	o.emulated = 0;   /* its note is in already */
+	rc |= bench_write_outputs(&o, "tune", tables, 1);
+	o.csv_path = path;
+	return rc | bench_write_outputs(&o, "tune", tables + 1, 1);
+}
+
+/* Why the bands are not written, or NULL when verify passed. */
+static const char *refusal(const struct verdict *v, const struct tune *t, char *buf, size_t len)
+{
+	char a[16];
+	if (!v->ndiff)
+		return "the bands pick the defaults' kernel at every measured extent: nothing to gain";
+	if (v->worst < VERIFY_FLOOR) {
+		snprintf(buf, len, "tuned/default is %.2f at %s, below %.2f", v->worst,
+			 bench_size_str(t->in.pages[v->worst_e] * CP_PAGE_SIZE, a, sizeof(a)),
+			 VERIFY_FLOOR);
+		return buf;
+	}
+	if (v->gain == 0) {
+		snprintf(buf, len, "the bands beat the defaults nowhere beyond the noise (at best "
+			 "%.2f at %s, not clear of its %.1f %% noise and the rounds' spread)", v->top,
+			 bench_size_str(t->in.pages[v->top_e] * CP_PAGE_SIZE, a, sizeof(a)),
+			 100 * fmax(NOISE_FLOOR, t->in.size_noise[v->top_e]));
+		return buf;
+	}
+	return NULL;
+}
+
 int bench_tune(const struct bench_opts *opts)
 {
 	int rc = bench_no_plot(opts, "tune");
-	if (rc)
+	if (rc || (rc = check_targets(opts)))
 		return rc;
-	static struct medians m;
-	m.nsizes = opts->nsizes;
-	if (m.nsizes)
-		memcpy(m.sizes, opts->sizes, m.nsizes * sizeof(*m.sizes));
-	else
-		m.nsizes = default_sizes(opts, m.sizes);
-	qsort(m.sizes, m.nsizes, sizeof(*m.sizes), cmp_size);   /* the bands need order */
-	size_t top = m.sizes[m.nsizes - 1];
+	static struct tune t;
+	setup(opts, &t);
+	size_t top = t.in.pages[t.in.nsizes - 1] * CP_PAGE_SIZE;
 	void *buf = bench_map(top);
 	if (!buf)
 		return 1;
-	struct bench_table *tables[2];
-	tables[0] = measure(opts, buf, &m);
-	struct choice c = derive(&m);
-	char path[4096];
-	rc = save_profile(&m, &c, path, sizeof(path));
-	if (!rc && cp_set_profile(path)) {
-		fprintf(stderr, "clearbench: the library rejected the profile %s\n", path);
-		rc = 1;
-	}
-	if (rc) {
+	printf("defaults: %s (what the tuned bands are compared against)\n", cp_policy_source());
+	struct derive_result r;
+	if (fit(opts, buf, &t, &r)) {
+		fprintf(stderr, "clearbench: tune: no bands fit these figures\n");
 		bench_unmap(buf, top);
-		bench_table_free(tables[0]);
-		return rc;
+		return 1;
 	}
-	tuned_path = path;
 	struct verdict v;
-	tables[1] = verify(opts, buf, &m, &v);
+	struct bench_table *tables[3] = { cells_table(&t), verify(opts, buf, &t, &r, &v),
+					  medians_table(&t, &r) };
 	bench_unmap(buf, top);
 
-	bench_table_print(tables[0]);
-	printf("\nprofile (written to %s; use it with CLEARPAGES_PROFILE=%s):\n\n", path, path);
-	write_profile(stdout, &m, &c);
+	bench_table_print(tables[2]);
+	size_t len;
+	char *text = profile_text(&t, &r, &len), why[192], a[16];
+	const char *no = refusal(&v, &t, why, sizeof(why));
+	printf("\nprofile%s:\n\n%s", no ? " (derived, not verified)" : "", text);
 	bench_table_print(tables[1]);
 	printf("\n");
-	char a[16], b[16];
-	bench_note("verify: tuned/default is %.2f at worst (%s) and %.2f at best (%s); "
-		   "within noise everywhere (>= 0.97): %s.", v.worst,
-		   bench_size_str(m.sizes[v.worst_e], a, sizeof(a)), v.best,
-		   bench_size_str(m.sizes[v.best_e], b, sizeof(b)), v.worst >= 0.97 ? "yes" : "NO");
-	if (v.noise_hi > 0)
-		bench_note("noise: where both pick the same kernel, tuned/default spans %.2f-%.2f.",
-			   v.noise_lo, v.noise_hi);
-	bench_note("profile: %s", path);
-	rc = bench_write_outputs(opts, "tune", tables, 2);
-	bench_table_free(tables[0]);
-	bench_table_free(tables[1]);
+	note_remeasured(&t, &r);
+	bench_note("parallel split: not measured by tune, left out of the profile (the "
+		   "parallel scenario measures it).");
+	if (v.nsame)
+		bench_note("verify noise: at the %zu extents where both pick one kernel, "
+			   "tuned/default spans %.2f-%.2f.", v.nsame, v.noise_lo, v.noise_hi);
+	if (v.gain > 0)
+		bench_note("gain: tuned/default %.2f at %s.", v.gain,
+			   bench_size_str(t.in.pages[v.gain_e] * CP_PAGE_SIZE, a, sizeof(a)));
+	bench_note(no ? "verify: FAILED: %s." : "verify: passed%s: >= 0.97 of the defaults wherever "
+		   "the bands differ, ahead somewhere beyond that extent's noise.", no ? no : "");
+	if (no && !opts->force)
+		bench_note("nothing written (--force writes it anyway).");
+	rc = library_accepts(text, len) || save(opts, text, len, !no);
+	free(text);
+	rc |= write_outputs(opts, tables);
+	for (size_t i = 0; i < 3; i++)
+		bench_table_free(tables[i]);
 	return rc;
 }

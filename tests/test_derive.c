@@ -1,0 +1,448 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The band derivation of `clearbench tune` (bench/derive.c) fed recorded and
+ * synthetic tables: no timing, so the bands asserted here are exact.
+ * derive.c is compiled into this suite by the include below.
+ */
+#include "testutil.h"
+#include "../bench/derive.c"
+
+#define KIB(n) ((size_t)(n) << 10)
+#define MIB(n) ((size_t)(n) << 20)
+#define GIB(n) ((size_t)(n) << 30)
+#define PAGES(bytes) ((bytes) / DERIVE_PAGE)
+
+/* What clearbench tune passes (bench/tune.c). */
+#define TUNE_BAND_COST 0.05
+#define TUNE_NOISE_FLOOR 0.01
+
+static struct derive_input in;
+static struct derive_result res;
+static char names[DERIVE_MAX_KERNELS][32];
+
+static void reset(void)
+{
+	memset(&in, 0, sizeof(in));
+	memset(&res, 0, sizeof(res));
+	in.max_bands = DERIVE_MAX_BANDS;
+	in.band_cost = TUNE_BAND_COST;
+	in.noise_floor = TUNE_NOISE_FLOOR;
+}
+
+static int kernel(const char *name)
+{
+	for (size_t k = 0; k < in.nkernels; k++)
+		if (!strcmp(in.names[k], name))
+			return (int)k;
+	cr_assert(in.nkernels < DERIVE_MAX_KERNELS);
+	snprintf(names[in.nkernels], sizeof(names[0]), "%s", name);
+	in.names[in.nkernels] = names[in.nkernels];
+	return (int)in.nkernels++;
+}
+
+static size_t parse_size(const char *s)
+{
+	char *end;
+	size_t v = strtoull(s, &end, 10);
+	switch (*end) {
+	case 'k': case 'K': return v << 10;
+	case 'M': return v << 20;
+	case 'G': return v << 30;
+	default: return v;
+	}
+}
+
+/* A file of tests/data, found beside this source file. */
+static FILE *data_file(const char *name)
+{
+	char path[512];
+	const char *slash = strrchr(__FILE__, '/');
+	snprintf(path, sizeof(path), "%.*sdata/%s", slash ? (int)(slash - __FILE__ + 1) : 0,
+		 __FILE__, name);
+	FILE *f = fopen(path, "r");
+	cr_assert(f, "cannot open %s (run from the repository root)", path);
+	return f;
+}
+
+/* The first table of a tune CSV as clearbench wrote it before intervals were
+ * kept: extent, one GB/s median column per kernel, "best ..." columns. */
+static void load_wide(const char *name)
+{
+	FILE *f = data_file(name);
+	char line[1024], *save;
+	int col_kernel[DERIVE_MAX_KERNELS + 8];
+	size_t ncols = 0;
+	cr_assert(fgets(line, sizeof(line), f));
+	line[strcspn(line, "\r\n")] = '\0';
+	for (char *tok = strtok_r(line, ",", &save); tok; tok = strtok_r(NULL, ",", &save), ncols++)
+		col_kernel[ncols] = ncols == 0 || !strncmp(tok, "best", 4) ? -1 : kernel(tok);
+	while (fgets(line, sizeof(line), f) && line[0] != '\n' && line[0] != '#') {
+		size_t i = in.nsizes++, c = 0;
+		for (char *tok = strtok_r(line, ",", &save); tok; tok = strtok_r(NULL, ",", &save), c++)
+			if (c == 0)
+				in.pages[i] = PAGES(parse_size(tok));
+			else if (c < ncols && col_kernel[c] >= 0)
+				in.cell[i][col_kernel[c]].median = strtod(tok, NULL);
+	}
+	fclose(f);
+}
+
+/* A tune CSV with intervals: extent,kernel,nontemporal,GB/s,low,high,rounds,default,noise. */
+static void load_cells(const char *name)
+{
+	FILE *f = data_file(name);
+	char line[256], ext[32], kname[32];
+	double med, lo, hi, noise;
+	int nt, rounds, def;
+	cr_assert(fgets(line, sizeof(line), f));
+	cr_assert(!strcmp(line, "extent,kernel,nontemporal,GB/s,low,high,rounds,default,noise\n"));
+	while (fgets(line, sizeof(line), f) && line[0] != '\n') {
+		cr_assert_eq(sscanf(line, "%31[^,],%31[^,],%d,%lf,%lf,%lf,%d,%d,%lf", ext, kname, &nt,
+				    &med, &lo, &hi, &rounds, &def, &noise), 9, "bad row: %s", line);
+		size_t pages = PAGES(parse_size(ext));
+		if (!in.nsizes || in.pages[in.nsizes - 1] != pages) {
+			in.pages[in.nsizes] = pages;
+			in.default_kernel[in.nsizes++] = -1;
+		}
+		int k = kernel(kname);
+		in.cell[in.nsizes - 1][k] = (struct derive_cell){ med, lo, hi };
+		in.size_noise[in.nsizes - 1] = noise;
+		if (def)
+			in.default_kernel[in.nsizes - 1] = k;
+	}
+	fclose(f);
+}
+
+/* The defaults: kernel a below `below` bytes, b from there on. */
+static void defaults_split(const char *a, size_t below, const char *b)
+{
+	for (size_t i = 0; i < in.nsizes; i++)
+		in.default_kernel[i] = kernel(in.pages[i] < PAGES(below) ? a : b);
+}
+
+static void assert_band(size_t b, size_t from_bytes, const char *name)
+{
+	cr_assert(b < res.nbands, "band %zu missing (%zu bands)", b, res.nbands);
+	cr_assert_eq(res.band[b].from_pages, PAGES(from_bytes), "band %zu from %zu pages, want %zu",
+		     b, res.band[b].from_pages, PAGES(from_bytes));
+	cr_assert_str_eq(in.names[res.band[b].kernel], name, "band %zu", b);
+}
+
+static void derive_ok(void)
+{
+	cr_assert_eq(derive_bands(&in, &res), 0);
+}
+
+/* The Zen 4 host whose old three-band rule lost to the defaults: clzero wins
+ * 16M-32M, avx2_nt 64M-256M (88 against 78), clzero again at 1G (78 against 71). */
+Test(derive, amd_epyc_zen4_table)
+{
+	reset();
+	load_wide("amd-epyc-zen4-tune.csv");
+	cr_assert_eq(in.nsizes, 19);
+	cr_assert_eq(in.nkernels, 8);
+	defaults_split("avx2", MIB(32), "clzero");   /* its header: avx2 below 32M, clzero on */
+	derive_ok();
+	cr_assert_eq(res.nbands, 4);
+	assert_band(0, 0, "avx2");
+	assert_band(1, MIB(16), "clzero");
+	assert_band(2, MIB(64), "avx2_nt");
+	cr_assert(res.band[3].from_pages == PAGES(MIB(512)) || res.band[3].from_pages == PAGES(GIB(1)));
+	cr_assert_str_eq(in.names[res.band[3].kernel], "clzero");
+	for (size_t i = 0; i < in.nsizes; i++)
+		cr_assert(res.ratio[i] >= 0.97, "%zu pages: %.3f of the best", in.pages[i], res.ratio[i]);
+}
+
+/* The same table with a prohibitive band cost: no more bands than the defaults. */
+Test(derive, band_cost_limits_bands)
+{
+	reset();
+	load_wide("amd-epyc-zen4-tune.csv");
+	defaults_split("avx2", MIB(32), "clzero");
+	in.band_cost = 10;
+	derive_ok();
+	cr_assert_eq(res.default_bands, 2);
+	cr_assert_eq(res.nbands, 2);
+	assert_band(0, 0, "avx2");
+	/* the best 2-band fit: avx2_nt from 16M loses 0.28 extents, clzero 0.31 */
+	assert_band(1, MIB(16), "avx2_nt");
+}
+
+/* 4K..1G doubling; every cell of kernel k set to gbs, no spread. */
+static void grid(size_t nk, const char *const *kn, const double *gbs)
+{
+	for (size_t k = 0; k < nk; k++)
+		kernel(kn[k]);
+	for (size_t b = KIB(4); b <= GIB(1); b *= 2) {
+		in.pages[in.nsizes] = PAGES(b);
+		for (size_t k = 0; k < nk; k++)
+			in.cell[in.nsizes][k] = (struct derive_cell){ gbs[k], gbs[k], gbs[k] };
+		in.nsizes++;
+	}
+}
+
+static size_t at(size_t bytes)
+{
+	for (size_t i = 0; i < in.nsizes; i++)
+		if (in.pages[i] == PAGES(bytes))
+			return i;
+	cr_assert_fail("no size %zu", bytes);
+	return 0;
+}
+
+static void set(size_t bytes, const char *k, double median, double lo, double hi)
+{
+	in.cell[at(bytes)][kernel(k)] = (struct derive_cell){ median, lo, hi };
+}
+
+/* temporal 50 GB/s, nt 30 below 32M; from 32M nt 60 against temporal 40. */
+static void nt_from_32m(void)
+{
+	static const char *const kn[] = { "temporal", "nt" };
+	static const double g[] = { 50, 30 };
+	grid(2, kn, g);
+	for (size_t b = MIB(32); b <= GIB(1); b *= 2) {
+		set(b, "temporal", 40, 40, 40);
+		set(b, "nt", 60, 60, 60);
+	}
+	defaults_split("temporal", GIB(2), "nt");   /* the defaults: temporal everywhere */
+}
+
+/* One noisy row inside the NT band, 7.5 % under by its median: the band stays
+ * whole, and the row is reported for re-measuring (its interval is level). */
+Test(derive, noisy_row_keeps_band)
+{
+	reset();
+	nt_from_32m();
+	set(MIB(256), "nt", 37, 30, 62);
+	derive_ok();
+	cr_assert_eq(res.nbands, 2);
+	assert_band(0, 0, "temporal");
+	assert_band(1, MIB(32), "nt");
+	cr_assert_eq(res.nuncertain, 1);
+	cr_assert_eq(res.remeasure[at(MIB(256))], 3u, "both kernels re-measured at 256M");
+}
+
+/* The same row 25 % under: worth its two bands by the medians, but only that
+ * row changes (the old rule dropped the whole band), and it is re-measured. */
+Test(derive, noisy_row_changes_one_size)
+{
+	reset();
+	nt_from_32m();
+	set(MIB(256), "nt", 30, 25, 62);
+	derive_ok();
+	cr_assert_eq(res.nbands, 4);
+	assert_band(1, MIB(32), "nt");
+	assert_band(2, MIB(256), "temporal");
+	assert_band(3, MIB(512), "nt");
+	cr_assert_eq(res.remeasure[at(MIB(256))], 3u);
+}
+
+/* A kernel measured so noisily that its interval overlaps every other one
+ * gets its median, not the best's: one band of it would otherwise beat the
+ * two bands the well-measured kernels need. */
+Test(derive, noise_earns_no_credit)
+{
+	static const char *const kn[] = { "b", "c", "noisy" };
+	static const double g[] = { 60, 40, 30 };
+	reset();
+	grid(3, kn, g);
+	for (size_t i = 0; i < in.nsizes; i++) {
+		if (in.pages[i] >= PAGES(MIB(4)))
+			in.cell[i][0] = (struct derive_cell){ 40, 40, 40 },
+			in.cell[i][1] = (struct derive_cell){ 60, 60, 60 };
+		in.cell[i][2] = (struct derive_cell){ 30, 5, 90 };
+	}
+	defaults_split("b", GIB(2), "b");
+	derive_ok();
+	cr_assert_eq(res.nbands, 2);
+	assert_band(0, 0, "b");
+	assert_band(1, MIB(4), "c");
+}
+
+/* Dips without a known spread under the temporal kernel: carving out 5 %
+ * inside the band costs two bands, 2.5 % at its end one; more than they gain. */
+Test(derive, single_dip_does_not_veto)
+{
+	reset();
+	nt_from_32m();
+	set(MIB(256), "nt", 38, 38, 38);     /* inside the band */
+	set(GIB(1), "nt", 39, 39, 39);       /* its last size: one band for a 2.5 % gain */
+	derive_ok();
+	cr_assert_eq(res.nbands, 2);
+	assert_band(1, MIB(32), "nt");
+}
+
+/* A real collapse (half speed) at one size is worth its two bands: the
+ * programme is exact, not a rule of thumb. */
+Test(derive, large_dip_gets_its_band)
+{
+	reset();
+	nt_from_32m();
+	set(MIB(256), "nt", 20, 20, 20);
+	derive_ok();
+	cr_assert_eq(res.nbands, 4);
+	assert_band(1, MIB(32), "nt");
+	assert_band(2, MIB(256), "temporal");
+	assert_band(3, MIB(512), "nt");
+}
+
+/* A kernel that wins only in the middle gets a band in the middle. */
+Test(derive, middle_winner)
+{
+	static const char *const kn[] = { "a", "m" };
+	static const double g[] = { 50, 40 };
+	reset();
+	grid(2, kn, g);
+	for (size_t b = KIB(64); b <= MIB(1); b *= 2)
+		set(b, "m", 58, 57, 59);
+	defaults_split("a", GIB(2), "a");
+	derive_ok();
+	cr_assert_eq(res.nbands, 3);
+	assert_band(0, 0, "a");
+	assert_band(1, KIB(64), "m");
+	assert_band(2, MIB(2), "a");
+	cr_assert_eq(res.nuncertain, 0);
+	in.max_bands = 2;   /* at most two bands: the middle cannot be had */
+	derive_ok();
+	cr_assert_eq(res.nbands, 1);   /* m to either end loses 20 % at 4 or 10 sizes */
+	assert_band(0, 0, "a");
+}
+
+/* All kernels level (medians jitter inside their intervals): the defaults,
+ * band for band; re-measuring wherever another kernel's median is higher or
+ * a band boundary could move. */
+Test(derive, all_equal_gives_defaults)
+{
+	static const char *const kn[] = { "k0", "k1", "k2" };
+	static const double g[] = { 50, 50, 50 };
+	reset();
+	grid(3, kn, g);
+	for (size_t i = 0; i < in.nsizes; i++)
+		for (size_t k = 0; k < 3; k++) {
+			double m = 50 + (double)((i * 7 + k * 3) % 5) * 0.4;
+			in.cell[i][k] = (struct derive_cell){ m, 48, 52 };
+		}
+	for (size_t i = 0; i < in.nsizes; i++)
+		in.default_kernel[i] = in.pages[i] < PAGES(KIB(16)) ? 0 :
+				       in.pages[i] < PAGES(MIB(1)) ? 1 : 2;
+	derive_ok();
+	cr_assert_eq(res.nbands, 3);
+	assert_band(0, 0, "k0");
+	assert_band(1, KIB(16), "k1");
+	assert_band(2, MIB(1), "k2");
+	for (size_t i = 0; i < in.nsizes; i++) {
+		int p = res.pick[i], rival = (i && res.pick[i - 1] != p) ||
+					    (i + 1 < in.nsizes && res.pick[i + 1] != p);
+		for (size_t k = 0; k < 3; k++)
+			rival |= in.cell[i][k].median > in.cell[i][p].median;
+		cr_assert_eq(res.remeasure[i] != 0, rival, "size %zu", i);
+	}
+}
+
+Test(derive, bad_input)
+{
+	static const char *const kn[] = { "a", "b" };
+	static const double g[] = { 50, 40 };
+	reset();
+	grid(2, kn, g);
+	defaults_split("a", GIB(2), "a");
+	derive_ok();
+	struct derive_input good = in;
+	in.pages[3] = in.pages[2];
+	cr_assert_eq(derive_bands(&in, &res), -1, "sizes not ascending");
+	in = good;
+	in.cell[5][1].median = 0;
+	cr_assert_eq(derive_bands(&in, &res), -1, "an unmeasured cell");
+	in = good;
+	in.max_bands = 0;
+	cr_assert_eq(derive_bands(&in, &res), -1, "no band allowed");
+	in = good;
+	in.max_bands = DERIVE_MAX_BANDS + 1;
+	cr_assert_eq(derive_bands(&in, &res), -1, "more bands than the format holds");
+	in = good;
+	in.default_kernel[0] = 2;
+	cr_assert_eq(derive_bands(&in, &res), -1, "default kernel out of range");
+	in = good;
+	in.cell[0][0].lo = 60;
+	cr_assert_eq(derive_bands(&in, &res), -1, "interval above its median");
+}
+
+Test(derive, size_strings)
+{
+	char b[32];
+	cr_assert_str_eq(derive_size_str(0, b, sizeof(b)), "0");
+	cr_assert_str_eq(derive_size_str(KIB(8), b, sizeof(b)), "8k");
+	cr_assert_str_eq(derive_size_str(KIB(12), b, sizeof(b)), "12k");
+	cr_assert_str_eq(derive_size_str(MIB(64), b, sizeof(b)), "64M");
+	cr_assert_str_eq(derive_size_str(GIB(1), b, sizeof(b)), "1G");
+	cr_assert_str_eq(derive_size_str(MIB(1536), b, sizeof(b)), "1536M");
+	cr_assert_str_eq(derive_size_str(100, b, sizeof(b)), "100");
+}
+
+/* Profile format 2 as the Zen 4 bands write it. */
+Test(derive, profile_format_2)
+{
+	reset();
+	load_wide("amd-epyc-zen4-tune.csv");
+	defaults_split("avx2", MIB(32), "clzero");
+	derive_ok();
+	char *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+	struct derive_profile_id id = { "2026-12-01", "x86_64", "AuthenticAMD 25 17 AMD EPYC",
+					"AMD EPYC", 0, 0 };
+	derive_write_profile(f, &id, &in, &res);
+	fclose(f);
+	cr_assert_str_eq(text, "# clearpages profile: clearbench tune, 2026-12-01, AMD EPYC\n"
+		"version 2\narch x86_64\ncpu AuthenticAMD 25 17 AMD EPYC\n"
+		"band 0 avx2\nband 16M clzero\nband 64M avx2_nt\nband 512M clzero\nend\n");
+	free(text);
+	f = open_memstream(&text, &len);
+	id.parallel_min_share = MIB(4);
+	derive_write_profile(f, &id, &in, &res);
+	fclose(f);
+	cr_assert(strstr(text, "\nparallel 4M\nend\n"), "%s", text);
+	free(text);
+}
+
+/* This project's Intel Xeon host (Emerald Rapids, 2 vCPUs, shared): a full
+ * `clearbench tune` table with intervals and the noise per size. avx512 leads
+ * rep_stosb from 8K to 32K by 3-19 %; past 32M every cell is noise (a kernel
+ * measured twice differs by up to 50 %), so the defaults' avx2_nt stays. */
+Test(derive, intel_xeon_emr_table)
+{
+	reset();
+	load_cells("intel-xeon-emr-tune.csv");
+	cr_assert_eq(in.nsizes, 19);
+	cr_assert_eq(in.nkernels, 9);
+	derive_ok();
+	cr_assert_eq(res.nbands, 3);
+	assert_band(0, 0, "avx512");
+	assert_band(1, KIB(64), "rep_stosb");
+	assert_band(2, MIB(64), "avx2_nt");
+	for (size_t i = at(MIB(64)); i < in.nsizes; i++)
+		cr_assert_eq(res.pick[i], in.default_kernel[i], "the defaults kept at %zu pages",
+			     in.pages[i]);
+}
+
+/* A size where the defaults' kernel measured twice disagreed with itself by
+ * 20 %: a 10 % lead there is no evidence, and the defaults stay. */
+Test(derive, size_noise_makes_a_draw)
+{
+	static const char *const kn[] = { "d", "x" };
+	static const double g[] = { 50, 40 };
+	reset();
+	grid(2, kn, g);
+	for (size_t b = MIB(64); b <= GIB(1); b *= 2)
+		set(b, "x", 55, 54.9, 55.1);
+	defaults_split("d", GIB(2), "d");
+	derive_ok();
+	assert_band(1, MIB(64), "x");   /* 10 % at 5 sizes, intervals apart */
+	for (size_t b = MIB(64); b <= GIB(1); b *= 2)
+		in.size_noise[at(b)] = 0.2;
+	derive_ok();
+	cr_assert_eq(res.nbands, 1);
+	assert_band(0, 0, "d");
+	cr_assert_neq(res.remeasure[at(MIB(64))], 0u);
+}
