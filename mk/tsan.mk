@@ -19,7 +19,7 @@ $(TSAN_DIR)/libclearpages.a: FORCE
 	@$(MAKE) --no-print-directory BUILD=$(TSAN_DIR) CC=clang CFLAGS="$(TSAN_FLAGS)" $@
 $(TSAN_DIR)/cp_tsan: tests/tsan/cp_tsan.c
 $(TSAN_DIR)/cp_stress: tests/stress/cp_stress.c
-$(TSAN_DIR)/cp_tsan $(TSAN_DIR)/cp_stress: $(PLAIN_HDRS) common/internal.h $(TSAN_DIR)/libclearpages.a
+$(TSAN_DIR)/cp_tsan $(TSAN_DIR)/cp_stress: $(PLAIN_HDRS) common/parallel.h $(TSAN_DIR)/libclearpages.a
 	clang $(CP_CFLAGS) $(TSAN_FLAGS) -o $@ $(filter %.c,$^) $(TSAN_DIR)/libclearpages.a -lpthread
 
 test-tsan:

@@ -13,7 +13,7 @@
  * Last line: "N passed, N failed[, N skipped]".
  */
 #include "../models/plain.h"
-#include "internal.h"       /* cp__clear_pages_parallel_min: small shares */
+#include "parallel.h"       /* cp__clear_pages_parallel_min: small shares */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
