@@ -67,7 +67,7 @@ static void child_loads_profile(void)
 		_exit(3);
 }
 
-Test(fork, during_profile_loads_child_never_hangs, .timeout = 100)
+Test(fork, during_profile_loads_child_never_hangs)
 {
 	const struct cp_kernel *const *list;
 	cr_assert_gt(cp_kernels(&list), 0);
@@ -113,7 +113,7 @@ static void child_clears_in_parallel(void)
 		_exit(4);
 }
 
-Test(fork, during_parallel_calls_child_pool_works, .timeout = 60)
+Test(fork, during_parallel_calls_child_pool_works)
 {
 	struct guarded mine = guarded_map(PAGES), theirs = guarded_map(PAGES);
 	fork_buf = mine.mem;

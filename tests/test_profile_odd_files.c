@@ -258,7 +258,7 @@ static void never_read_cut(enum replace_by how, int format)
 	cr_log_info("%u of %u loads accepted while the profile was replaced", accepted, loads);
 }
 
-Test(profile_odd_files, replaced_by_rename_never_read_cut, .timeout = 60)
+Test(profile_odd_files, replaced_by_rename_never_read_cut)
 {
 	never_read_cut(BY_RENAME, 1);
 	never_read_cut(BY_RENAME, 2);
@@ -267,7 +267,7 @@ Test(profile_odd_files, replaced_by_rename_never_read_cut, .timeout = 60)
 /* Only a profile that says where it ends can be told from one cut at a line:
  * format 2 ends with an "end" line. (Format 1, still read, has no such line:
  * rewritten in place it can be read cut, and is not tested here.) */
-Test(profile_odd_files, rewritten_in_place_never_read_cut, .timeout = 60)
+Test(profile_odd_files, rewritten_in_place_never_read_cut)
 {
 	never_read_cut(IN_PLACE, 2);
 }
