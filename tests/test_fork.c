@@ -84,7 +84,7 @@ Test(fork, during_profile_loads_child_never_hangs)
 	pthread_t loader;
 	loader_stop = 0;
 	cr_assert_eq(pthread_create(&loader, NULL, load_profiles, NULL), 0);
-	unsigned forks = test_quick() ? 200 : 2000;
+	unsigned forks = test_quick() ? 50 : 2000;
 	for (unsigned i = 0; i < forks; i++)
 		fork_bounded(child_loads_profile, i);
 	loader_stop = 1;
@@ -120,7 +120,7 @@ Test(fork, during_parallel_calls_child_pool_works)
 	pthread_t caller;
 	loader_stop = 0;
 	cr_assert_eq(pthread_create(&caller, NULL, parallel_caller, theirs.mem), 0);
-	unsigned forks = test_quick() ? 20 : 200;
+	unsigned forks = test_quick() ? 10 : 200;
 	for (unsigned i = 0; i < forks; i++)
 		fork_bounded(child_clears_in_parallel, i);
 	loader_stop = 1;
