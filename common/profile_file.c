@@ -48,12 +48,18 @@ int cp__profile_file_read(const char *path, char *buf, size_t cap, size_t *len, 
 	*len = 0;
 	if (!path || !*path)
 		return -ENOENT;
-	/* By path first, so that a device node is never even opened (opening
-	 * some has effects: a tape rewinds, a watchdog arms); the descriptor's
-	 * fstat below is what decides. */
-	if (stat(path, &before) || !S_ISREG(before.st_mode))
+	/* An O_PATH descriptor first, so that a device node is never opened
+	 * for real (opening some has effects: a tape rewinds, a watchdog arms);
+	 * the fstat of the descriptor read below is what decides. (O_PATH, not
+	 * stat(): under qemu-user 10 a stat() in a child forked while another
+	 * thread made file system calls was seen to hang.) */
+	int fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0)
 		return -ENOENT;
-	int fd;
+	int regular = fstat(fd, &before) == 0 && S_ISREG(before.st_mode);
+	close(fd);
+	if (!regular)
+		return -ENOENT;
 	do
 		fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	while (fd < 0 && errno == EINTR);

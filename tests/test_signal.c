@@ -177,6 +177,16 @@ static int clear_in_shares(unsigned char *mem, size_t pages)
 	return rc;
 }
 
+/* g filled, and its first or last page read-only until the handler repairs it. */
+enum { FIRST_PAGE, LAST_PAGE };
+static void arm_sigsegv(struct guarded *g, int which, enum on_fault action)
+{
+	memset(g->mem, FILL, g->len);
+	unsigned char *page = which == LAST_PAGE ? g->mem + g->len - PG : g->mem;
+	catch_faults(SIGSEGV, page, action);
+	cr_assert_eq(mprotect(page, PG, PROT_READ), 0);
+}
+
 static void assert_zero(const unsigned char *mem, size_t len, const char *who)
 {
 	size_t bad = first_not(mem, len, 0);
@@ -187,10 +197,7 @@ Test(signal, sigsegv_in_a_worker_share_reaches_the_handler)
 {
 	size_t pages = fault_pages();
 	struct guarded g = guarded_map(pages);
-	memset(g.mem, FILL, g.len);
-	unsigned char *last = g.mem + g.len - PG;        /* in the last share */
-	catch_faults(SIGSEGV, last, REPAIR);
-	cr_assert_eq(mprotect(last, PG, PROT_READ), 0);
+	arm_sigsegv(&g, LAST_PAGE, REPAIR);
 	cr_assert_eq(clear_in_shares(g.mem, pages), 0);
 	cr_assert_eq(fault_runs, 1, "the handler ran %d times", (int)fault_runs);
 	cr_assert_neq(fault_tid, tid(), "the last share was cleared on the calling thread");
@@ -235,15 +242,11 @@ Test(signal, longjmp_out_of_a_parallel_call_leaves_the_pool_usable)
 {
 	size_t pages = fault_pages();
 	struct guarded g = guarded_map(pages);
-	memset(g.mem, FILL, g.len);
-	catch_faults(SIGSEGV, g.mem, REPAIR_THEN_LONGJMP);
-	cr_assert_eq(mprotect(g.mem, PG, PROT_READ), 0);
+	arm_sigsegv(&g, FIRST_PAGE, REPAIR_THEN_LONGJMP);
 	clear_abandoned_by_longjmp(g.mem, pages);
 	cr_assert_eq(fault_runs, 1);
 
-	memset(g.mem, FILL, g.len);
-	catch_faults(SIGSEGV, g.mem + g.len - PG, REPAIR);
-	cr_assert_eq(mprotect(fault.page, PG, PROT_READ), 0);
+	arm_sigsegv(&g, LAST_PAGE, REPAIR);
 	cr_assert_eq(clear_in_shares(g.mem, pages), 0);
 	cr_assert_eq(fault_runs, 1);
 	cr_assert_neq(fault_tid, tid(), "after the longjmp the next call ran on one thread");
@@ -266,9 +269,7 @@ Test(signal, fork_in_a_handler_during_a_parallel_call)
 {
 	size_t pages = fault_pages();
 	struct guarded g = guarded_map(pages);
-	memset(g.mem, FILL, g.len);
-	catch_faults(SIGSEGV, g.mem, REPAIR_THEN_FORK);
-	cr_assert_eq(mprotect(g.mem, PG, PROT_READ), 0);
+	arm_sigsegv(&g, FIRST_PAGE, REPAIR_THEN_FORK);
 	cr_assert_eq(clear_in_shares(g.mem, pages), 0, "SIGALRM = fork deadlocked");
 	cr_assert_eq(fault_runs, 1);
 	cr_assert(fork_status != -1 && WIFEXITED(fork_status) && WEXITSTATUS(fork_status) == 0,
