@@ -6,15 +6,41 @@
  * at most POOL_MAX_WORKERS) and then kept, each blocked on its own condition
  * variable between calls. A thread that cannot be created means fewer shares.
  *
- * Concurrent callers: one call owns the pool at a time. A second caller that
- * finds the pool busy does not wait for it: it clears its extent alone on its
- * own thread (the CPUs are busy with the first call's shares anyway).
+ * Concurrent callers: the pool serves one call's worker shares at a time. A
+ * caller that finds shares of another thread's call pending does not wait: it
+ * clears its extent alone (the CPUs are busy with those shares anyway). The
+ * pool is held only while worker shares are pending, never by the caller's
+ * own share, so a caller that leaves by longjmp (a handler for a fault in its
+ * share) leaves nothing held: its workers finish, and the next call of that
+ * thread waits for them first, then uses the pool.
  *
  * The workers are joined when the library is unloaded or the process exits.
  *
- * fork(): the child has no worker threads, so an atfork handler empties the
- * pool in the child and the next parallel call there recreates it. The
- * prepare handler takes both locks, so the pool is never copied mid-call.
+ * Signals: workers block every asynchronous signal (the application's
+ * handlers for those run on its own threads) and leave the synchronous fault
+ * signals SIGSEGV, SIGBUS, SIGILL and SIGFPE deliverable, so a handler that
+ * repairs a page (mprotect, ftruncate of a file mapping) and returns works for
+ * a worker's share as for the caller's. What a handler may do, per entry
+ * point (README "Signals"):
+ *  - return after repairing the page: yes, on any thread, the call completes;
+ *  - longjmp out of the caller's own share: yes; the call is abandoned (its
+ *    workers may still be writing their shares for a moment: the next parallel
+ *    call of that thread, and fork, wait for them);
+ *  - longjmp out of a worker's share: no. The worker's frames belong to the
+ *    library: a jump to a jmp_buf of another thread is undefined behaviour,
+ *    and the call it serves would wait for that share forever;
+ *  - call cp_clear_pages_parallel from a handler: yes, it clears on the
+ *    handler's thread alone when that thread is inside the pool already;
+ *  - fork from a handler: fork returns (no handler of the pool waits on a lock
+ *    its own thread holds); if the handler interrupted this thread inside the
+ *    pool (waiting for its workers, or a worker's share), the child may only
+ *    exec or _exit, as POSIX requires of a multi-threaded parent's child.
+ *
+ * fork(): the handlers are registered once, when the library is loaded (a
+ * constructor; a call made before the constructors ran registers them first,
+ * before taking any lock). prepare takes the pool lock and waits for pending
+ * worker shares (so a child never sees half of one), the child empties the
+ * pool and re-initialises its locks; the next parallel call there recreates it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -39,22 +65,49 @@ struct worker {
 };
 
 static struct {
-	pthread_mutex_t owner;     /* held by the call using the pool */
-	pthread_mutex_t lock;      /* guards everything below */
-	pthread_cond_t done;       /* pending reached 0 */
-	unsigned pending;          /* shares handed out and not yet cleared */
+	pthread_mutex_t lock;      /* guards everything below; never held across a clear */
+	pthread_cond_t done;       /* broadcast when pending reaches 0 */
+	unsigned pending;          /* worker shares handed out and not yet cleared */
+	unsigned long long started;   /* calls that handed out worker shares */
+	unsigned long long finished;  /* of those, calls whose worker shares are all cleared */
+	pthread_t caller;          /* the thread of the call the pending shares serve */
 	unsigned nworkers;         /* threads started and waiting in worker_main */
+	int closed;                /* the library is going away: no new shares */
 	struct worker workers[POOL_MAX_WORKERS];
 } pool = {
-	.owner = PTHREAD_MUTEX_INITIALIZER,
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.done = PTHREAD_COND_INITIALIZER,
 };
 
+/* This thread holds pool.lock or waits on pool.done (a signal handler that
+ * interrupted it must not take the lock again), or is a worker. */
+static __thread int holds_pool, is_worker;
+/* prepare took pool.lock for this thread's fork: parent and child release it. */
+static __thread int fork_took_pool;
+
+static void pool_lock(void)
+{
+	pthread_mutex_lock(&pool.lock);
+	holds_pool = 1;
+}
+
+static void pool_unlock(void)
+{
+	holds_pool = 0;
+	pthread_mutex_unlock(&pool.lock);
+}
+
+static void wait_until_no_pending(void)
+{
+	while (pool.pending)
+		pthread_cond_wait(&pool.done, &pool.lock);
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
-	pthread_mutex_lock(&pool.lock);
+	is_worker = 1;
+	pool_lock();
 	for (;;) {
 		while (w->npages == 0 && !w->stop)
 			pthread_cond_wait(&w->wake, &pool.lock);
@@ -63,18 +116,21 @@ static void *worker_main(void *arg)
 		void *addr = w->addr;
 		size_t npages = w->npages;
 		const struct cp_kernel *kernel = w->kernel;
-		pthread_mutex_unlock(&pool.lock);
+		pool_unlock();
 		kernel->clear(addr, npages);
-		pthread_mutex_lock(&pool.lock);
+		pool_lock();
 		w->npages = 0;
-		if (--pool.pending == 0)
-			pthread_cond_signal(&pool.done);
+		/* (0 already: a child forked from a handler on this worker) */
+		if (pool.pending && --pool.pending == 0) {
+			pool.finished = pool.started;
+			pthread_cond_broadcast(&pool.done);
+		}
 	}
-	pthread_mutex_unlock(&pool.lock);
+	pool_unlock();
 	return NULL;
 }
 
-/* Start workers until there are `want` (pool.owner held). Returns how many exist. */
+/* Start workers until there are `want` (pool.lock held). Returns how many exist. */
 static unsigned pool_grow(unsigned want)
 {
 	if (want <= pool.nworkers)
@@ -86,10 +142,14 @@ static unsigned pool_grow(unsigned want)
 	if (stack < (size_t)PTHREAD_STACK_MIN)
 		stack = (size_t)PTHREAD_STACK_MIN;
 	pthread_attr_setstacksize(&attr, stack);
-	/* Workers inherit a full signal mask: the caller's handlers never run on them. */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
+	/* Workers inherit this mask: asynchronous signals blocked (the caller's
+	 * handlers for those never run on them), faults deliverable. */
+	sigset_t mask, old;
+	sigfillset(&mask);
+	static const int faults[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE };
+	for (unsigned i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
+		sigdelset(&mask, faults[i]);
+	pthread_sigmask(SIG_SETMASK, &mask, &old);
 	while (pool.nworkers < want) {
 		struct worker *w = &pool.workers[pool.nworkers];
 		w->npages = 0;
@@ -107,16 +167,22 @@ static unsigned pool_grow(unsigned want)
 	return pool.nworkers;
 }
 
+/* Skipped on a thread inside the pool: it would wait on itself (fork from a
+ * signal handler that interrupted it there; see the top of this file). */
 static void atfork_prepare(void)
 {
-	pthread_mutex_lock(&pool.owner);
-	pthread_mutex_lock(&pool.lock);
+	fork_took_pool = 0;
+	if (holds_pool || is_worker)
+		return;
+	pool_lock();
+	wait_until_no_pending();
+	fork_took_pool = 1;
 }
 
 static void atfork_parent(void)
 {
-	pthread_mutex_unlock(&pool.lock);
-	pthread_mutex_unlock(&pool.owner);
+	if (fork_took_pool)
+		pool_unlock();
 }
 
 static void atfork_child(void)
@@ -125,39 +191,49 @@ static void atfork_child(void)
 	 * waiters that no longer exist, and are re-initialised when reused. */
 	pool.nworkers = 0;
 	pool.pending = 0;
+	pool.finished = pool.started;
+	pthread_mutex_init(&pool.lock, NULL);
 	pthread_cond_init(&pool.done, NULL);
-	pthread_mutex_unlock(&pool.lock);
-	pthread_mutex_unlock(&pool.owner);
-}
-
-/*
- * dlclose or exit: stop and join the workers, so that none is left asleep in
- * code about to be unmapped. Skipped when a call is in progress (exit from
- * another thread mid-call): those workers are about to finish anyway.
- */
-static void __attribute__((destructor)) pool_shutdown(void)
-{
-	if (pthread_mutex_trylock(&pool.owner))
-		return;
-	pthread_mutex_lock(&pool.lock);
-	unsigned n = pool.nworkers;
-	for (unsigned i = 0; i < n; i++) {
-		pool.workers[i].stop = 1;
-		pthread_cond_signal(&pool.workers[i].wake);
-	}
-	pool.nworkers = 0;
-	pthread_mutex_unlock(&pool.lock);
-	for (unsigned i = 0; i < n; i++) {
-		pthread_join(pool.workers[i].thread, NULL);
-		pthread_cond_destroy(&pool.workers[i].wake);
-	}
-	pthread_mutex_unlock(&pool.owner);
+	holds_pool = 0;
 }
 
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 static void register_atfork(void)
 {
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+}
+
+__attribute__((constructor)) static void pool_fork_safe(void)
+{
+	pthread_once(&atfork_once, register_atfork);
+}
+
+/*
+ * dlclose or exit: stop and join the workers, so that none is left asleep in
+ * code about to be unmapped. Skipped when shares are pending (exit from
+ * another thread mid-call): those workers are about to finish anyway.
+ */
+static void __attribute__((destructor)) pool_shutdown(void)
+{
+	if (holds_pool || is_worker)
+		return;
+	pool_lock();
+	if (pool.pending) {
+		pool_unlock();
+		return;
+	}
+	pool.closed = 1;
+	unsigned n = pool.nworkers;
+	for (unsigned i = 0; i < n; i++) {
+		pool.workers[i].stop = 1;
+		pthread_cond_signal(&pool.workers[i].wake);
+	}
+	pool.nworkers = 0;
+	pool_unlock();
+	for (unsigned i = 0; i < n; i++) {
+		pthread_join(pool.workers[i].thread, NULL);
+		pthread_cond_destroy(&pool.workers[i].wake);
+	}
 }
 
 /* The CPUs this thread may run on (at least 1). */
@@ -200,18 +276,32 @@ int cp__clear_pages_parallel_min(void *addr, size_t npages, unsigned nthreads,
 	unsigned shares = by_size < nthreads ? (unsigned)by_size : nthreads;
 	if (shares > POOL_MAX_WORKERS + 1)
 		shares = POOL_MAX_WORKERS + 1;
-	if (shares <= 1 || pthread_mutex_trylock(&pool.owner)) {
-		kernel->clear(addr, npages);   /* small, or the pool is busy */
+	if (shares <= 1 || holds_pool || is_worker) {
+		kernel->clear(addr, npages);   /* small, or inside the pool already */
 		return 0;
 	}
-	pthread_once(&atfork_once, register_atfork);
+	pthread_once(&atfork_once, register_atfork);   /* before any lock */
+	pool_lock();
+	/* Shares of an earlier call of this thread that is not waiting for them
+	 * (left by longjmp, or interrupted by the handler we run in): its
+	 * workers are clearing; wait for them, then take the pool. */
+	if (pool.pending && pthread_equal(pool.caller, pthread_self()))
+		wait_until_no_pending();
+	if (pool.pending || pool.closed) {
+		pool_unlock();
+		kernel->clear(addr, npages);   /* another thread's call has the pool */
+		return 0;
+	}
 	unsigned workers = pool_grow(shares - 1);
 	if (shares > workers + 1)
 		shares = workers + 1;
-
-	void *share_addr;
-	size_t share_pages;
-	pthread_mutex_lock(&pool.lock);
+	if (shares <= 1) {
+		pool_unlock();
+		kernel->clear(addr, npages);
+		return 0;
+	}
+	unsigned long long call = ++pool.started;
+	pool.caller = pthread_self();
 	pool.pending = shares - 1;
 	for (unsigned i = 1; i < shares; i++) {
 		struct worker *w = &pool.workers[i - 1];
@@ -219,16 +309,17 @@ int cp__clear_pages_parallel_min(void *addr, size_t npages, unsigned nthreads,
 		w->kernel = kernel;
 		pthread_cond_signal(&w->wake);
 	}
-	pthread_mutex_unlock(&pool.lock);
+	pool_unlock();
 
+	void *share_addr;
+	size_t share_pages;
 	share_of(addr, npages, shares, 0, &share_addr, &share_pages);
 	kernel->clear(share_addr, share_pages);
 
-	pthread_mutex_lock(&pool.lock);
-	while (pool.pending)
+	pool_lock();
+	while (pool.finished < call)
 		pthread_cond_wait(&pool.done, &pool.lock);
-	pthread_mutex_unlock(&pool.lock);
-	pthread_mutex_unlock(&pool.owner);
+	pool_unlock();
 	return 0;
 }
 

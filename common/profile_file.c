@@ -1,5 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* Profile files read whole, never blocking (see profile_file.h). */
+/*
+ * Profile files are read whole, without blocking, before the parser sees
+ * them and outside any lock: a profile path naming a FIFO with no writer or
+ * an idle pipe (/dev/stdin) must not stall cp_set_profile or the one-time
+ * initialisation, and a lock held across file I/O would stall every other
+ * loader and any child forked meanwhile.
+ */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -7,34 +13,72 @@
 #include <unistd.h>
 #include "profile_file.h"
 
-int cp__profile_file_read(const char *path, char *buf, size_t cap, size_t *len, int trusted)
+static int same_file_state(const struct stat *a, const struct stat *b)
 {
-	if (!path || !*path)
-		return -ENOENT;
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return -ENOENT;
-	struct stat st;
-	int r = 0;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
-		r = -ENOENT;
-	else if (trusted && (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))))
-		r = -EINVAL;
-	else if ((size_t)st.st_size > cap)
-		r = -EINVAL;
-	size_t got = 0;
-	while (r == 0) {
-		ssize_t n = read(fd, buf + got, cap - got);
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+/* Read fd to its end into buf; -EINVAL past cap bytes, -ENOENT on an error. */
+static int read_all(int fd, char *buf, size_t cap, size_t *len)
+{
+	size_t total = 0;
+	for (;;) {
+		char probe;     /* with buf full: is there more? */
+		size_t room = cap - total;
+		ssize_t n = room ? read(fd, buf + total, room) : read(fd, &probe, 1);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			r = -ENOENT;
-		else if (n == 0)
+			return -ENOENT;
+		if (n == 0)
 			break;
-		else if ((got += (size_t)n) == cap)
-			r = -EINVAL;   /* larger than the cap (it grew while read) */
+		if (room == 0)
+			return -EINVAL;
+		total += (size_t)n;
 	}
+	*len = total;
+	return 0;
+}
+
+int cp__profile_file_read(const char *path, char *buf, size_t cap, size_t *len, int trusted)
+{
+	struct stat before, after;
+	*len = 0;
+	if (!path || !*path)
+		return -ENOENT;
+	/* An O_PATH descriptor first, so that a device node is never opened
+	 * for real (opening some has effects: a tape rewinds, a watchdog arms);
+	 * the fstat of the descriptor read below is what decides. (O_PATH, not
+	 * stat(): under qemu-user 10 a stat() in a child forked while another
+	 * thread made file system calls was seen to hang.) */
+	int fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return -ENOENT;
+	int regular = fstat(fd, &before) == 0 && S_ISREG(before.st_mode);
 	close(fd);
-	*len = got;
+	if (!regular)
+		return -ENOENT;
+	do
+		fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	while (fd < 0 && errno == EINTR);
+	if (fd < 0)
+		return -ENOENT;
+	int r;
+	if (fstat(fd, &before) || !S_ISREG(before.st_mode))
+		r = -ENOENT;      /* replaced by something else since the stat */
+	else if (trusted && (before.st_uid != 0 || (before.st_mode & (S_IWGRP | S_IWOTH))))
+		r = -EINVAL;
+	else if (before.st_size < 0 || (unsigned long long)before.st_size > cap)
+		r = -EINVAL;
+	else
+		r = read_all(fd, buf, cap, len);
+	if (r == 0 && (*len != (size_t)before.st_size || fstat(fd, &after) ||
+		       !same_file_state(&before, &after)))
+		r = -EINVAL;
+	close(fd);
+	if (r)
+		*len = 0;
 	return r;
 }

@@ -6,7 +6,10 @@
  * tests/README.md lists the entry points.
  */
 #include "testutil.h"
+#include "parallel.h"
+#include <setjmp.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 
 #define HANDLER_PAGES 3
@@ -93,5 +96,184 @@ Test(signal, handler_interrupts_clears_in_progress)
 		     (int)handler_failures, (int)handler_runs);
 	cr_log_info("%d handler runs during %d clears", (int)handler_runs, rounds);
 	guard_unmap(&big);
+	guard_unmap(&g);
+}
+
+/*
+ * Faults in the shares of a parallel clear reach the application's handler,
+ * on whichever thread clears the share: a read-only page (SIGSEGV) or a page
+ * past the end of a shared file mapping (SIGBUS) that the handler repairs
+ * before returning. The split is forced into four shares (the internal
+ * cp__clear_pages_parallel_min), whatever a profile says about splitting.
+ */
+#define SHARES 4u
+#define FAULT_SECONDS 5        /* bound on a call plus a fork: a hang fails */
+
+enum on_fault { REPAIR, REPAIR_THEN_FORK, REPAIR_THEN_LONGJMP };
+static struct {
+	unsigned char *page;       /* the page that faults */
+	int memfd;                 /* SIGBUS: the file, restored to file_len */
+	off_t file_len;
+	enum on_fault action;
+} fault;
+static volatile sig_atomic_t fault_runs, fault_tid, fork_status;
+static sigjmp_buf escape;
+
+static pid_t tid(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
+static void on_fault(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	unsigned char *at = si->si_addr;
+	if (at < fault.page || at >= fault.page + PG) {
+		signal(sig, SIG_DFL);    /* not the planned fault: it recurs, unhandled */
+		return;
+	}
+	fault_runs++;
+	fault_tid = tid();
+	if (sig == SIGBUS)
+		ftruncate(fault.memfd, fault.file_len);
+	else
+		mprotect(fault.page, PG, PROT_READ | PROT_WRITE);
+	if (fault.action == REPAIR_THEN_FORK) {
+		pid_t pid = fork();
+		if (pid == 0)
+			_exit(0);
+		int status = -1;
+		fork_status = pid > 0 && waitpid(pid, &status, 0) == pid ? status : -1;
+	} else if (fault.action == REPAIR_THEN_LONGJMP) {
+		siglongjmp(escape, 1);
+	}
+}
+
+static size_t fault_pages(void)
+{
+	return test_quick() ? 2048 : 8192;      /* 32 MiB natively */
+}
+
+static void catch_faults(int sig, unsigned char *page, enum on_fault action)
+{
+	cr_assert_gt(cp_kernels(NULL), 0);
+	fault.page = page;
+	fault.action = action;
+	fault_runs = fault_tid = 0;
+	fork_status = -1;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_fault;
+	sa.sa_flags = SA_SIGINFO;
+	cr_assert_eq(sigaction(sig, &sa, NULL), 0);
+}
+
+/* The parallel clear of [mem, +pages) in SHARES shares, bounded in time. */
+static int clear_in_shares(unsigned char *mem, size_t pages)
+{
+	alarm(FAULT_SECONDS);
+	int rc = cp__clear_pages_parallel_min(mem, pages, SHARES, pages / SHARES);
+	alarm(0);
+	return rc;
+}
+
+/* g filled, and its first or last page read-only until the handler repairs it. */
+enum { FIRST_PAGE, LAST_PAGE };
+static void arm_sigsegv(struct guarded *g, int which, enum on_fault action)
+{
+	memset(g->mem, FILL, g->len);
+	unsigned char *page = which == LAST_PAGE ? g->mem + g->len - PG : g->mem;
+	catch_faults(SIGSEGV, page, action);
+	cr_assert_eq(mprotect(page, PG, PROT_READ), 0);
+}
+
+static void assert_zero(const unsigned char *mem, size_t len, const char *who)
+{
+	size_t bad = first_not(mem, len, 0);
+	cr_assert_eq(bad, len, "%s: byte %zu not zero", who, bad);
+}
+
+Test(signal, sigsegv_in_a_worker_share_reaches_the_handler)
+{
+	size_t pages = fault_pages();
+	struct guarded g = guarded_map(pages);
+	arm_sigsegv(&g, LAST_PAGE, REPAIR);
+	cr_assert_eq(clear_in_shares(g.mem, pages), 0);
+	cr_assert_eq(fault_runs, 1, "the handler ran %d times", (int)fault_runs);
+	cr_assert_neq(fault_tid, tid(), "the last share was cleared on the calling thread");
+	assert_zero(g.mem, g.len, "after a handled SIGSEGV in the last share");
+	guard_unmap(&g);
+}
+
+Test(signal, sigbus_in_a_worker_share_reaches_the_handler)
+{
+	size_t pages = fault_pages(), len = pages * PG;
+	int fd = memfd_create("cp_test_sigbus", MFD_CLOEXEC);
+	cr_assert(fd >= 0);
+	cr_assert_eq(ftruncate(fd, (off_t)len), 0);
+	unsigned char *mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	cr_assert(mem != MAP_FAILED);
+	memset(mem, FILL, len);
+	catch_faults(SIGBUS, mem + len - PG, REPAIR);
+	fault.memfd = fd;
+	fault.file_len = (off_t)len;
+	cr_assert_eq(ftruncate(fd, (off_t)(len - PG)), 0);   /* last page past the end */
+	cr_assert_eq(clear_in_shares(mem, pages), 0);
+	cr_assert_eq(fault_runs, 1, "the handler ran %d times", (int)fault_runs);
+	cr_assert_neq(fault_tid, tid(), "the last share was cleared on the calling thread");
+	assert_zero(mem, len, "after a handled SIGBUS in the last share");
+	munmap(mem, len);
+	close(fd);
+}
+
+static void clear_abandoned_by_longjmp(unsigned char *mem, size_t pages)
+{
+	if (sigsetjmp(escape, 1) == 0) {
+		clear_in_shares(mem, pages);
+		cr_assert_fail("the caller's share did not fault");
+	}
+	alarm(0);      /* the jump left clear_in_shares before it could */
+}
+
+/* A handler that longjmps out of the caller's own share abandons the call:
+ * the next call must split again (a fault in its last share is repaired on a
+ * worker) and fork must not wait for the abandoned call forever. */
+Test(signal, longjmp_out_of_a_parallel_call_leaves_the_pool_usable)
+{
+	size_t pages = fault_pages();
+	struct guarded g = guarded_map(pages);
+	arm_sigsegv(&g, FIRST_PAGE, REPAIR_THEN_LONGJMP);
+	clear_abandoned_by_longjmp(g.mem, pages);
+	cr_assert_eq(fault_runs, 1);
+
+	arm_sigsegv(&g, LAST_PAGE, REPAIR);
+	cr_assert_eq(clear_in_shares(g.mem, pages), 0);
+	cr_assert_eq(fault_runs, 1);
+	cr_assert_neq(fault_tid, tid(), "after the longjmp the next call ran on one thread");
+	assert_zero(g.mem, g.len, "the call after a longjmp");
+
+	alarm(FAULT_SECONDS);
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(0);
+	int status;
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	alarm(0);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	guard_unmap(&g);
+}
+
+/* fork() from a handler that interrupted the caller's share: the pool's fork
+ * handlers must not wait on a lock this very thread holds. */
+Test(signal, fork_in_a_handler_during_a_parallel_call)
+{
+	size_t pages = fault_pages();
+	struct guarded g = guarded_map(pages);
+	arm_sigsegv(&g, FIRST_PAGE, REPAIR_THEN_FORK);
+	cr_assert_eq(clear_in_shares(g.mem, pages), 0, "SIGALRM = fork deadlocked");
+	cr_assert_eq(fault_runs, 1);
+	cr_assert(fork_status != -1 && WIFEXITED(fork_status) && WEXITSTATUS(fork_status) == 0,
+		  "the child forked in the handler: status 0x%x", (int)fork_status);
+	assert_zero(g.mem, g.len, "after a fork in the handler");
 	guard_unmap(&g);
 }

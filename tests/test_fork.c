@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fork() against the library's locks: a child forked while another thread
+ * loads profiles or runs a parallel clear must find every lock free, and the
+ * pool's fork handlers must exist before the pool is first used (a fork
+ * between the first call taking the pool and registering them would leave
+ * the child's pool locked). Each child must exit within CHILD_SECONDS.
+ */
+#include "testutil.h"
+#include "parallel.h"
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#define CHILD_SECONDS 2
+
+/*
+ * pthread_atfork as the library sees it: this definition in the test binary
+ * binds the library's call (it is linked statically into this binary) and
+ * forwards to what glibc's own pthread_atfork does, counting registrations.
+ */
+extern void *__dso_handle;
+extern int __register_atfork(void (*)(void), void (*)(void), void (*)(void), void *);
+static unsigned atfork_registrations;
+int pthread_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void))
+{
+	__atomic_fetch_add(&atfork_registrations, 1, __ATOMIC_RELAXED);
+	return __register_atfork(prepare, parent, child, __dso_handle);
+}
+
+/* Fork; the child runs body then _exit(0) (only async-signal-safe calls
+ * and the library's), killed by SIGALRM after CHILD_SECONDS: a hang. */
+static void fork_bounded(void (*body)(void), unsigned round)
+{
+	pid_t pid = fork();
+	cr_assert(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		alarm(CHILD_SECONDS);
+		body();
+		_exit(0);
+	}
+	int status;
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		  "fork %u: child %s %d (SIGALRM = hung on a lock)", round,
+		  WIFSIGNALED(status) ? "killed by signal" : "exited with",
+		  WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+}
+
+static char profile_path[64];
+static volatile int loader_stop;
+
+static void *load_profiles(void *arg)
+{
+	(void)arg;
+	while (!loader_stop) {
+		cp_set_profile(profile_path);
+		cp_set_profile(NULL);
+	}
+	return NULL;
+}
+
+static void child_loads_profile(void)
+{
+	if (cp_set_profile(profile_path) || cp_set_profile(NULL))
+		_exit(3);
+}
+
+Test(fork, during_profile_loads_child_never_hangs)
+{
+	const struct cp_kernel *const *list;
+	cr_assert_gt(cp_kernels(&list), 0);
+	char text[256];
+	int n = snprintf(text, sizeof(text), "version 1\narch %s\nsmall %s\nnt_from 8M\n",
+			 list[0]->arch, list[0]->name);
+	strcpy(profile_path, "/tmp/cp_test_fork_XXXXXX");
+	int fd = mkstemp(profile_path);
+	cr_assert(fd >= 0);
+	cr_assert_eq(write(fd, text, (size_t)n), n);
+	close(fd);
+	cr_assert_eq(cp_set_profile(profile_path), 0);
+
+	pthread_t loader;
+	loader_stop = 0;
+	cr_assert_eq(pthread_create(&loader, NULL, load_profiles, NULL), 0);
+	unsigned forks = test_quick() ? 50 : 2000;
+	for (unsigned i = 0; i < forks; i++)
+		fork_bounded(child_loads_profile, i);
+	loader_stop = 1;
+	pthread_join(loader, NULL);
+	unlink(profile_path);
+}
+
+/* Parallel callers and forks: the child's pool starts empty and works. */
+#define SHARE 16u
+#define PAGES (4u * SHARE)
+static unsigned char *fork_buf;
+
+static void *parallel_caller(void *arg)
+{
+	unsigned char *buf = arg;
+	while (!loader_stop)
+		cp__clear_pages_parallel_min(buf, PAGES, 4, SHARE);
+	return NULL;
+}
+
+static void child_clears_in_parallel(void)
+{
+	memset(fork_buf, FILL, PAGES * PG);
+	if (cp__clear_pages_parallel_min(fork_buf, PAGES, 4, SHARE) ||
+	    first_not(fork_buf, PAGES * PG, 0) != PAGES * PG)
+		_exit(4);
+}
+
+Test(fork, during_parallel_calls_child_pool_works)
+{
+	struct guarded mine = guarded_map(PAGES), theirs = guarded_map(PAGES);
+	fork_buf = mine.mem;
+	pthread_t caller;
+	loader_stop = 0;
+	cr_assert_eq(pthread_create(&caller, NULL, parallel_caller, theirs.mem), 0);
+	unsigned forks = test_quick() ? 10 : 200;
+	for (unsigned i = 0; i < forks; i++)
+		fork_bounded(child_clears_in_parallel, i);
+	loader_stop = 1;
+	pthread_join(caller, NULL);
+	guard_unmap(&mine);
+	guard_unmap(&theirs);
+}
+
+/* This test process has not used the pool yet (Criterion runs each test in
+ * a fresh exec): the handlers must be registered already, not on first use. */
+Test(fork, pool_handlers_registered_before_first_use)
+{
+	cr_assert_gt(cp_kernels(NULL), 0);    /* initialised, as by any first call */
+	unsigned before = __atomic_load_n(&atfork_registrations, __ATOMIC_RELAXED);
+	struct guarded g = guarded_map(PAGES);
+	memset(g.mem, FILL, g.len);
+	cr_assert_eq(cp__clear_pages_parallel_min(g.mem, PAGES, 4, SHARE), 0);
+	unsigned after = __atomic_load_n(&atfork_registrations, __ATOMIC_RELAXED);
+	cr_assert_gt(before, 0, "no fork handler registered before the first parallel call");
+	cr_assert_eq(after, before, "%u fork handlers registered by the first parallel call",
+		     after - before);
+	fork_buf = g.mem;
+	fork_bounded(child_clears_in_parallel, 0);
+	guard_unmap(&g);
+}

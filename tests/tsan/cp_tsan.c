@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cp_tsan: the library's concurrency, as a plain program for ThreadSanitizer
+ * (Criterion's runner does not start under it). Each scenario verifies its
+ * clears; TSan itself reports any race or lock misuse.
+ *
+ *   cp_tsan [ROUNDS]        default 200; scenarios in this order:
+ *   first-use     threads released together each make the process's first call
+ *   parallel      callers of cp_clear_pages_parallel on their own extents
+ *   profile       cp_set_profile in a loop against clears on other threads
+ *   fork          forks while a parallel caller and a profile loader run
+ *
+ * Last line: "N passed, N failed[, N skipped]".
+ */
+#include "../models/plain.h"
+#include "parallel.h"       /* cp__clear_pages_parallel_min: small shares */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#define PG ((size_t)CP_PAGE_SIZE)
+#define SHARE 8u                 /* pages a share at least: splits stay small */
+#define PAGES (4u * SHARE + 3u)
+#define THREADS 4
+
+static unsigned rounds = 200;
+static char profile_path[64];
+static volatile int stop;        /* written by main, polled by the helpers */
+
+static int stopped(void)
+{
+	return __atomic_load_n(&stop, __ATOMIC_RELAXED);
+}
+
+/* Clear [mem, +pages) in parallel and verify it; 0 if exact. */
+static int clear_and_check(struct guarded *r, size_t pages, unsigned nthreads)
+{
+	memset(r->mem, FILL, r->len);
+	return cp__clear_pages_parallel_min(r->mem, pages, nthreads, SHARE) ||
+	       first_not(r->mem, pages * PG, 0) != pages * PG ||
+	       first_not(r->mem + pages * PG, r->len - pages * PG, FILL) != r->len - pages * PG;
+}
+
+struct helper {
+	pthread_t thread;
+	unsigned id;
+	struct guarded region;
+	unsigned long done, bad;
+};
+
+/* ---- first use: every entry point racing into the one-time init -------- */
+static pthread_barrier_t start_line;
+
+static void *first_call(void *arg)
+{
+	struct helper *h = arg;
+	pthread_barrier_wait(&start_line);
+	int rc = 0;
+	switch (h->id % 6) {
+	case 0: rc = cp_clear_pages(h->region.mem, 1); break;
+	case 1: rc = cp_kernels(NULL) == 0; break;
+	case 2: rc = cp__clear_pages_parallel_min(h->region.mem, PAGES, 3, SHARE); break;
+	case 3: rc = cp_set_profile(NULL); break;
+	case 4: rc = cp_kernel_for(PAGES) == NULL; break;
+	case 5: rc = cp_clear_huge(h->region.mem, PAGES, 1); break;
+	}
+	h->bad += rc != 0;
+	h->done++;
+	return NULL;
+}
+
+/* ---- helpers that run until stopped ------------------------------------ */
+static void *parallel_caller(void *arg)
+{
+	struct helper *h = arg;
+	do {
+		unsigned i = (unsigned)h->done;
+		h->bad += clear_and_check(&h->region, PAGES - i % 4, 2 + (h->id + i) % 4) != 0;
+		h->done++;
+	} while (!stopped());
+	return NULL;
+}
+
+static void *profile_loader(void *arg)
+{
+	struct helper *h = arg;
+	do {
+		h->bad += cp_set_profile(profile_path) != 0;
+		h->bad += cp_set_profile(NULL) != 0;
+		h->done++;
+	} while (!stopped());
+	return NULL;
+}
+
+static void *plain_clearer(void *arg)
+{
+	struct helper *h = arg;
+	do {
+		memset(h->region.mem, FILL, h->region.len);
+		h->bad += cp_clear_pages(h->region.mem, PAGES) != 0 ||
+			  first_not(h->region.mem, h->region.len, 0) != h->region.len;
+		h->done++;
+	} while (!stopped());
+	return NULL;
+}
+
+static int start(struct helper *h, unsigned id, void *(*fn)(void *))
+{
+	memset(h, 0, sizeof(*h));
+	h->id = id;
+	if (region_map(&h->region, PAGES))
+		return -1;
+	return pthread_create(&h->thread, NULL, fn, h);
+}
+
+/* Join helpers [0, n); pass when every one made progress and no clear was wrong. */
+static void finish(const char *what, struct helper *h, unsigned n)
+{
+	char why[160] = "";
+	for (unsigned i = 0; i < n; i++) {
+		pthread_join(h[i].thread, NULL);
+		guard_unmap(&h[i].region);
+		if ((h[i].bad || !h[i].done) && !*why)
+			snprintf(why, sizeof(why), "thread %u: %lu of %lu rounds wrong", i,
+				 h[i].bad, h[i].done);
+	}
+	if (*why)
+		check_fail(what, why);
+	else
+		check_pass(what);
+}
+
+static void first_use(void)
+{
+	struct helper h[2 * THREADS];
+	unsigned n = 2 * THREADS;
+	pthread_barrier_init(&start_line, NULL, n);
+	for (unsigned i = 0; i < n; i++)
+		if (start(&h[i], i, first_call)) {
+			check_fail("first use", "cannot start a thread");
+			exit(1);
+		}
+	finish("first use: 8 threads make the first call at once", h, n);
+	pthread_barrier_destroy(&start_line);
+}
+
+static void run_with(const char *what, void *(*const fns[])(void *), unsigned n,
+		     void (*main_part)(void))
+{
+	struct helper h[THREADS];
+	stop = 0;
+	for (unsigned i = 0; i < n; i++)
+		if (start(&h[i], i, fns[i])) {
+			check_fail(what, "cannot start a thread");
+			return;
+		}
+	main_part();
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+	finish(what, h, n);
+}
+
+/* ---- what the main thread does meanwhile ------------------------------- */
+static void main_clears(void)
+{
+	struct guarded r;
+	if (region_map(&r, PAGES))
+		return;
+	for (unsigned i = 0; i < rounds; i++)
+		if (clear_and_check(&r, PAGES, 4))
+			check_fail("main thread's parallel clear", "wrong bytes");
+	guard_unmap(&r);
+}
+
+/* The child makes no thread (TSan does not follow a multi-threaded parent's
+ * child that starts threads): a profile load and one-thread clears. */
+static void main_forks(void)
+{
+	struct guarded r;
+	if (region_map(&r, PAGES))
+		return;
+	unsigned forks = rounds, hung = 0, failed = 0;
+	for (unsigned i = 0; i < forks; i++) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			alarm(10);
+			memset(r.mem, FILL, r.len);
+			int bad = cp_set_profile(profile_path) || cp_set_profile(NULL) ||
+				  cp__clear_pages_parallel_min(r.mem, PAGES, 1, SHARE) ||
+				  cp_clear_pages(r.mem, PAGES) ||
+				  first_not(r.mem, r.len, 0) != r.len;
+			_exit(bad ? 3 : 0);
+		}
+		int status;
+		if (pid < 0 || waitpid(pid, &status, 0) != pid) {
+			failed++;
+			continue;
+		}
+		hung += WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM;
+		failed += !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+	}
+	char why[96];
+	snprintf(why, sizeof(why), "%u of %u children failed, %u of them hung", failed, forks,
+		 hung);
+	if (failed)
+		check_fail("fork children", why);
+	else
+		check_pass("fork children: each loads a profile and clears");
+	guard_unmap(&r);
+}
+
+static int write_profile(void)
+{
+	const struct cp_kernel *const *list;
+	cp_kernels(&list);
+	char text[128];
+	int n = snprintf(text, sizeof(text), "version 1\narch %s\nsmall %s\nnt_from 8M\n",
+			 list[0]->arch, list[0]->name);
+	strcpy(profile_path, "/tmp/cp_tsan_profile_XXXXXX");
+	int fd = mkstemp(profile_path);
+	if (fd < 0 || write(fd, text, (size_t)n) != n)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && (rounds = (unsigned)atoi(argv[1])) == 0) {
+		fprintf(stderr, "usage: %s [ROUNDS]\n", argv[0]);
+		return 2;
+	}
+	catch_fatal_signals();
+	first_use();         /* before anything else touches the library */
+	if (write_profile()) {
+		check_fail("profile file", strerror(errno));
+		return finish_tally();
+	}
+
+	static void *(*const callers[])(void *) = { parallel_caller, parallel_caller,
+						    parallel_caller };
+	run_with("parallel: 4 callers at once", callers, 3, main_clears);
+	static void *(*const loads[])(void *) = { profile_loader, plain_clearer, parallel_caller };
+	run_with("profile: loads against clears", loads, 3, main_clears);
+	static void *(*const busy[])(void *) = { profile_loader, parallel_caller };
+	run_with("fork: while a loader and a parallel caller run", busy, 2, main_forks);
+	unlink(profile_path);
+	return finish_tally();
+}
