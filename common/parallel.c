@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cp_clear_pages_parallel: one extent split into page-aligned shares, the
  * calling thread clearing one share and pooled worker threads the others.

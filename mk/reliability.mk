@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Reliability: the x86 CPU-model matrix under qemu-x86_64, libFuzzer
 # targets, the Criterion suite under ASan+UBSan and under valgrind, and a
 # multi-threaded stress run. Each step prints how long it took; see

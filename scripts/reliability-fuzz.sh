@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Bounded libFuzzer runs, all targets at once (one core each):
 #   scripts/reliability-fuzz.sh SECONDS FUZZDIR TARGET...
 # FUZZDIR holds the fuzz_<target> binaries; each run grows a working corpus

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The Criterion suite under a checker, zero reports required:
 #   scripts/reliability-sanitized-suite.sh asan BINARY LOGDIR
 #   scripts/reliability-sanitized-suite.sh valgrind BINARY LOGDIR

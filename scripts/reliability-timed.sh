@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Run a command, then print how long it took: "NAME: N.N s" (and FAILED).
 #   scripts/reliability-timed.sh NAME COMMAND [ARG...]
 name=$1

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # What is generated from the kernel lists stays in step with them: the README's
-# kernel tables and the public header's raw-kernel prototypes (scripts/regen.sh).
-exec scripts/regen.sh --check
+# kernel tables and the public header's raw-kernel prototypes (scripts/regen.sh);
+# and every source file carries its SPDX line.
+scripts/regen.sh --check && exec tests/check-spdx.sh

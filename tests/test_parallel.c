@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cp_clear_pages_parallel: exact clearing for 1..8 threads (and 0 = the
  * allowed CPUs) from one page to extents split across every thread, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Async-signal safety after initialisation: once the library has been used,
  * cp_clear_pages/_hot/_cold, cp_clear and cp_kernel_for are one acquire load,

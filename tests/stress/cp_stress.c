@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cp_stress: every CPU clears random ranges of its own guard-paged region for
  * a bounded time, through every entry point and random kernels of

@@ -1,0 +1,17 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Every source file the project tracks names its licence in its first three
+# lines (LICENSE: MIT). Data, documents, patches and one-line man links aside.
+set -eu
+missing=$(git ls-files | grep -vE '\.(md|png|csv|json|txt|html|patch)$|^tests/fuzz/corpus/|^tests/data/|^bench/results/|^LICENSE$|\.gitignore$' |
+	while read -r f; do
+		[ -f "$f" ] || continue
+		case $f in man/*) head -1 "$f" | grep -q '^\.so ' && continue ;; esac
+		head -3 "$f" | grep -q 'SPDX-License-Identifier: MIT' || echo "$f"
+	done)
+if [ -n "$missing" ]; then
+	echo "check-spdx: no SPDX-License-Identifier line in:"
+	echo "$missing" | sed 's/^/  /'
+	exit 1
+fi
+echo "check-spdx: every source file has its SPDX line"
