@@ -72,8 +72,10 @@ include $(sort $(filter-out mk/arch-%,$(wildcard mk/*.mk)))
 
 test:
 	@status=0; for step in $(TEST_STEPS); do \
-	    echo "=== make $$step"; \
-	    timeout -k 10 $(STEP_TIMEOUT) $(MAKE) --no-print-directory ARCH=$(ARCH) $$step || status=1; \
+	    echo "=== make $$step"; t0=$$(date +%s); \
+	    timeout -k 10 $(STEP_TIMEOUT) $(MAKE) --no-print-directory ARCH=$(ARCH) $$step || \
+	        { status=1; echo "=== $$step FAILED"; }; \
+	    echo "=== $$step: $$(( $$(date +%s) - t0 )) s"; \
 	done; \
 	if [ $$status -ne 0 ]; then echo "make test: FAILED"; else echo "make test: all steps passed"; fi; \
 	exit $$status
