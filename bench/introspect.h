@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What clearbench needs from the library beyond its public contract, in one
- * place (introspect.c, and tune.c for the profile parser and the cpu line, are the only bench files that include testhooks.h), so a
- * change of the library's internals is adapted here and nowhere else.
+ * place: introspect.c (and tune.c, for the profile parser and the cpu line)
+ * are the only bench files that include testhooks.h, so a change of the
+ * library's internals is adapted here and there only.
  */
 #ifndef CLEARBENCH_INTROSPECT_H
 #define CLEARBENCH_INTROSPECT_H
