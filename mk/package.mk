@@ -134,27 +134,8 @@ uninstall:
 # Install into a scratch DESTDIR: the file list must be exactly INSTALL_FILES,
 # and uninstall must remove all of it and nothing else (a foreign file stays).
 test-install: lib
-	@set -e; d=$(abspath $(BUILD)/install-test); rm -rf $$d; \
-	$(MAKE) --no-print-directory -s install DESTDIR=$$d; \
-	( cd $$d && find . ! -type d | sed 's|^\.||' | sort ) > $$d.got; \
-	printf '%s\n' $(INSTALL_FILES) | sort > $$d.want; \
-	diff -u $$d.want $$d.got || { echo "test-install: installed files differ from INSTALL_FILES"; exit 1; }; \
-	[ "$$(readlink $$d$(LIBDIR)/libclearpages.so)" = $(SONAME) ] && \
-	[ "$$(readlink $$d$(LIBDIR)/$(SONAME))" = $(notdir $(LIB_SO_REAL)) ] || \
-	    { echo "test-install: wrong soname symlinks"; exit 1; }; \
-	grep -qx 'Version: $(CP_VERSION)' $$d$(LIBDIR)/pkgconfig/clearpages.pc || \
-	    { echo "test-install: clearpages.pc lacks Version: $(CP_VERSION)"; exit 1; }; \
-	touch $$d$(LIBDIR)/foreign; \
-	$(MAKE) --no-print-directory -s uninstall DESTDIR=$$d; \
-	left=$$(cd $$d && find . ! -type d); \
-	[ "$$left" = ./$(patsubst /%,%,$(LIBDIR))/foreign ] || { echo "test-install: after uninstall: $$left"; exit 1; }; \
-	[ ! -e $$d$(DROPINDIR) ] || { echo "test-install: $(DROPINDIR) left behind"; exit 1; }; \
-	[ ! -e $$d$(INCLUDEDIR) ] && [ ! -e $$d$(LIBDIR)/pkgconfig ] || \
-	    { echo "test-install: folders install created are left behind"; exit 1; }; \
-	mkdir -p $$d$(INCLUDEDIR); $(MAKE) --no-print-directory -s install DESTDIR=$$d; \
-	$(MAKE) --no-print-directory -s uninstall DESTDIR=$$d; \
-	[ -d $$d$(INCLUDEDIR) ] || { echo "test-install: removed $(INCLUDEDIR), which it did not create"; exit 1; }; \
-	rm -rf $$d $$d.got $$d.want; echo "test-install: $(words $(INSTALL_FILES)) files installed and removed"
+	@MAKE="$(MAKE)" tests/check-install.sh $(abspath $(BUILD)/install-test) $(LIBDIR) \
+	    $(INCLUDEDIR) $(DROPINDIR) $(SONAME) $(notdir $(LIB_SO_REAL)) $(CP_VERSION) $(INSTALL_FILES)
 
 
 # --- examples: each consumer built the three ways another project would link
