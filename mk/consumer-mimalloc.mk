@@ -7,7 +7,7 @@
 #                                 nm check; natively, then (x86_64 host) arm64 under qemu-aarch64
 # clearbench calloc measures glibc against both builds (it looks in $(BUILD)/mimalloc).
 MIMALLOC_OUT := $(BUILD)/mimalloc
-DEPS_PKGS += cmake dpkg-dev patch
+DEPS_TEST_PKGS += cmake dpkg-dev patch
 TEST_STEPS += test-consumer-mimalloc
 
 ifeq ($(ARCH),$(HOST_ARCH))

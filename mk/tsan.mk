@@ -8,7 +8,7 @@
 
 ifeq ($(ARCH),$(HOST_ARCH))
 TEST_STEPS += test-tsan
-DEPS_PKGS  += clang libclang-rt-14-dev
+DEPS_TEST_PKGS += clang libclang-rt-14-dev
 
 TSAN_DIR     := $(BUILD)/tsan
 TSAN_FLAGS   := -O1 -g -fsanitize=thread
