@@ -150,6 +150,8 @@ static void atfork_release(void) { pthread_mutex_unlock(&publish_lock); }
 static void init(void)
 {
 	struct cp__state *s = &cp__the_state;
+	/* before the first publication: a fork never copies the lock held */
+	pthread_atfork(atfork_prepare, atfork_release, atfork_release);
 	const char *quiet = env("CLEARPAGES_QUIET");
 	s->quiet = quiet && !strcmp(quiet, "1");
 	if (quiet && strcmp(quiet, "0") && strcmp(quiet, "1"))
@@ -191,7 +193,6 @@ static void init(void)
 	s->default_source = default_source;
 	cp__policy_publish(&s->defaults, default_source);
 
-	pthread_atfork(atfork_prepare, atfork_release, atfork_release);
 	const char *profile = env("CLEARPAGES_PROFILE");
 	if (!profile || !load_profile_at_init("CLEARPAGES_PROFILE", profile, 0, "env"))
 		load_profile_at_init("system profile", cp__system_profile_path, 1, "system");
