@@ -98,8 +98,9 @@ static int profile_read(const char *path, int trusted, struct cp__profile *out,
 	}
 	int r = cp__profile_file_read(path, text, cap, &len, trusted);
 	if (r == -EINVAL)
-		err->why = trusted ? "not a root-owned file that only root may write, or too large"
-				   : "larger than 16 KiB";
+		err->why = trusted ? "not a root-owned file that only root may write, larger than "
+				     "16 KiB, or changed while read (install profiles by rename)"
+				   : "larger than 16 KiB, or changed while read (install profiles by rename)";
 	if (!r && cp__profile_parse(text, len, &cp__the_state.kernels, out, err))
 		r = -EINVAL;
 	free(text);

@@ -4,12 +4,13 @@
 #ifndef CP_PROFILE_FILES_H
 #define CP_PROFILE_FILES_H
 #include "testutil.h"
+#include "testhooks.h"
 
 #define PROFILE_FILES_MAX 64
 static char profile_files[PROFILE_FILES_MAX][40];
 static unsigned profile_nfiles;
 
-static void profile_files_remove(void)
+static inline void profile_files_remove(void)
 {
 	for (unsigned i = 0; i < profile_nfiles; i++)
 		unlink(profile_files[i]);
@@ -17,7 +18,7 @@ static void profile_files_remove(void)
 }
 
 /* The profile text in a fresh file; returns its path. */
-static const char *profile_file(const char *text, size_t len)
+static inline const char *profile_file(const char *text, size_t len)
 {
 	cr_assert(profile_nfiles < PROFILE_FILES_MAX);
 	char *path = profile_files[profile_nfiles++];
@@ -29,4 +30,16 @@ static const char *profile_file(const char *text, size_t len)
 	return path;
 }
 #define PROFILE(text) profile_file(text, sizeof(text) - 1)
+
+/* This CPU as a profile's cpu line names it, without the "cpu " key. */
+static inline const char *profile_this_cpu(void)
+{
+	static char desc[128];
+	struct cp__cpu cpu;
+	struct cp__profile_cpu pc;
+	cp__cpu_detect(&cpu);
+	cp__profile_cpu_of(&cpu, &pc);
+	cp__profile_cpu_describe(&pc, desc, sizeof(desc));
+	return desc;
+}
 #endif

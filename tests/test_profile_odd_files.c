@@ -8,6 +8,7 @@
  * line of a format-2 profile comes from internals).
  */
 #include "testutil.h"
+#include "profile_files.h"
 #include "cpu.h"
 #include "profile.h"
 #include <errno.h>
@@ -178,17 +179,6 @@ static const struct cp_kernel *temporal_other_than(const struct cp_kernel *not, 
 }
 
 /* This CPU as a format-2 profile's cpu line names it (internals). */
-static const char *this_cpu(void)
-{
-	static char desc[128];
-	struct cp__cpu cpu;
-	struct cp__profile_cpu pc;
-	cp__cpu_detect(&cpu);
-	cp__profile_cpu_of(&cpu, &pc);
-	cp__profile_cpu_describe(&pc, desc, sizeof(desc));
-	return desc;
-}
-
 /* Fill rw.text with A and B in format 1 (three-band keys) or 2 (bands, then
  * the "end" line). */
 static void make_versions(int format)
@@ -209,10 +199,10 @@ static void make_versions(int format)
 	}
 	rw.len[0] = (size_t)snprintf(rw.text[0], sizeof(rw.text[0]),
 		"version 2\narch %s\ncpu %s\nband 0 %s\nband 64k %s\nband 7M %s\nend\n",
-		arch, this_cpu(), small->name, temporal->name, nt->name);
+		arch, profile_this_cpu(), small->name, temporal->name, nt->name);
 	rw.len[1] = (size_t)snprintf(rw.text[1], sizeof(rw.text[1]),
 		"version 2\narch %s\ncpu %s\nband 0 %s\nband 13M %s\nend\n",
-		arch, this_cpu(), temporal->name, nt->name);
+		arch, profile_this_cpu(), temporal->name, nt->name);
 }
 
 /* tmpfs where there is one: a truncate on a disk file system can take

@@ -12,17 +12,11 @@
 
 TestSuite(profile2, .fini = profile_files_remove);
 
-/* This CPU as a profile's cpu line names it. */
+/* This CPU's cpu line. */
 static const char *cpu_line(void)
 {
 	static char line[160];
-	struct cp__cpu cpu;
-	struct cp__profile_cpu pc;
-	char desc[128];
-	cp__cpu_detect(&cpu);
-	cp__profile_cpu_of(&cpu, &pc);
-	cp__profile_cpu_describe(&pc, desc, sizeof(desc));
-	snprintf(line, sizeof(line), "cpu %s\n", desc);
+	snprintf(line, sizeof(line), "cpu %s\n", profile_this_cpu());
 	return line;
 }
 
