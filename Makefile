@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: MIT
-# clearpages — one Makefile; per-arch settings in mk/arch-<arch>.mk, and each
-# area (tests, bench, packaging, ...) adds its rules in mk/<area>.mk.
+# clearpages — one Makefile for the library itself; per-arch settings in
+# arch/<arch>/Dir.mk, and each directory with targets of its own (bench/,
+# common/, examples/, tests/, ...) adds them in its Dir.mk. `make help` lists them.
 #
 #   make [ARCH=x86_64|arm64]   build everything into build/<arch>/
 #   make test                  native suite, then every registered test step
 #   make bench                 the main job: clearbench sweep (build/<arch>/bench/)
-#   make deps                  install what is missing (apt-get as root)
+#   make deps / deps-test      install what the main job / the tests need (apt-get as root)
 #   make clean
 
 HOST_ARCH := $(shell uname -m | sed -e 's/aarch64/arm64/')
@@ -29,7 +30,7 @@ DEPS_PKGS := make gcc libc6-dev pkg-config libcriterion-dev binutils
 DEPS_TEST_PKGS :=
 DEPS_TEST_STEPS :=
 
-include mk/arch-$(ARCH).mk
+include arch/$(ARCH)/Dir.mk
 
 CFLAGS   ?= -O2 -g
 SYSCONFDIR ?= /etc
@@ -38,7 +39,7 @@ CP_CFLAGS := -std=gnu11 -Wall -Wextra -fPIC -fvisibility=hidden \
              -DCP_SYSCONFDIR='"$(SYSCONFDIR)"'
 ALL_CFLAGS = $(CP_CFLAGS) $(CFLAGS)
 
-# common/so-glue.c goes into the shared library only (mk/package.mk).
+# common/so-glue.c goes into the shared library only (common/Dir.mk).
 COMMON_SRCS := $(filter-out common/so-glue.c,$(wildcard common/*.c)) arch/$(ARCH)/cpu.c
 COMMON_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(COMMON_SRCS))
 KERNEL_OBJS := $(patsubst %,$(BUILD)/kernels/%.o,$(KERNELS))
@@ -68,7 +69,15 @@ $(ALL_OBJ): $(COMMON_OBJS) $(KERNEL_OBJS)
 	$(LD) -r -o $@ $^
 
 # Fragments (sorted, so the order of test steps is stable).
-include $(sort $(filter-out mk/arch-%,$(wildcard mk/*.mk)))
+# One fragment per directory, each adding its own targets to the same lists:
+# `all`, TEST_STEPS (run by `make test` in the order they are added), DEPS_PKGS
+# (main job) and DEPS_TEST_PKGS / DEPS_TEST_STEPS (`make deps-test`),
+# INSTALL_FILES / INSTALL_DIRS. The order matters where a fragment's rules
+# name another's variables: bench's and the freestanding object's before the
+# packaging that installs them, tests/ last.
+DIR_FRAGMENTS := bench/Dir.mk consumers/mimalloc/Dir.mk man/Dir.mk \
+                 common/freestanding/Dir.mk common/Dir.mk examples/Dir.mk tests/Dir.mk
+include $(DIR_FRAGMENTS)
 
 test:
 	@status=0; for step in $(TEST_STEPS); do \

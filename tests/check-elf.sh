@@ -108,7 +108,7 @@ for o in "$build/clearpages.o" $kernels; do
 	check_symbols "$o" "$o"
 	check_notes "$o" "$o"
 done
-# Linked into the .so only (see mk/package.mk); its symbols end up local there.
+# Linked into the .so only (see common/Dir.mk); its symbols end up local there.
 glue=$build/obj/so-glue.o
 [ -e "$glue" ] && check_notes "$glue" "$glue"
 check_pads "$build/clearpages.o" c

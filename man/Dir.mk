@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # Manual pages: clearbench(1), clearpages(3) and one .so link per entry point.
-# Installed by mk/package.mk (MAN_PAGES under $(MANDIR)); checked by test-man.
+# Installed by common/Dir.mk (MAN_PAGES under $(MANDIR)); checked by test-man.
 MAN_PAGES := man/man1/clearbench.1 $(sort $(wildcard man/man3/*.3))
 
 .PHONY: test-man

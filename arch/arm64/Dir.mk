@@ -22,7 +22,7 @@ CRIT_LIBS   := -L$(ARM64_SYSROOT)/usr/lib/aarch64-linux-gnu \
                $(patsubst %,-Wl$(ARM64_COMMA)-rpath-link$(ARM64_COMMA)%,$(ARM64_LIBDIRS)) -lcriterion
 # Under qemu-user through binfmt_misc (Criterion's workers re-exec the binary):
 # scripts/arm64-binfmt.sh registers the aarch64 entry when root and none exists.
-# For the CPU-model matrix, see mk/arm64-matrix.mk.
+# For the CPU-model matrix, see tests/Dir.mk.
 RUN := env QEMU_LD_PREFIX=$(abspath $(ARM64_SYSROOT)) CP_TEST_QUICK=1 \
        QEMU_AARCH64=$(QEMU_AARCH64) scripts/arm64-binfmt.sh run
 endif
