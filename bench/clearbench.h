@@ -162,6 +162,9 @@ void bench_cell_num(struct bench_table *t, double v, const char *fmt);  /* fmt f
 void bench_cell_na(struct bench_table *t);          /* "n/a" text, JSON null, empty CSV */
 const struct bench_cell *bench_cell_at(const struct bench_table *t, size_t row, size_t col);
 void bench_table_print(const struct bench_table *t);
+/* s between two `quote` characters, each quote inside doubled (CSV fields with
+ * '"', gnuplot strings with '\''). */
+void bench_put_quoted(FILE *f, const char *s, char quote);
 void bench_table_free(struct bench_table *t);
 struct bench_table *bench_table_clone(const struct bench_table *t);
 /* The CSV file of a second or later data table is --csv's NAME-<suffix>.csv. */

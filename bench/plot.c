@@ -50,13 +50,7 @@ const char *bench_plot_host(void)
 /* A gnuplot single-quoted string: ' doubled. */
 static void gp_str(FILE *g, const char *s)
 {
-	fputc('\'', g);
-	for (; *s; s++) {
-		if (*s == '\'')
-			fputc('\'', g);
-		fputc(*s, g);
-	}
-	fputc('\'', g);
+	bench_put_quoted(g, s, '\'');
 }
 
 static FILE *gp_open(const char *path, const char *title)

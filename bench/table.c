@@ -193,19 +193,23 @@ static void put_num(FILE *f, const struct bench_cell *c)
 		fprintf(f, "%.6g", c->value);
 }
 
-static void put_csv_str(FILE *f, const char *s)
+void bench_put_quoted(FILE *f, const char *s, char quote)
 {
-	if (!strpbrk(s, ",\"\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
+	fputc(quote, f);
 	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
+		if (*s == quote)
+			fputc(quote, f);
 		fputc(*s, f);
 	}
-	fputc('"', f);
+	fputc(quote, f);
+}
+
+static void put_csv_str(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\n"))
+		fputs(s, f);
+	else
+		bench_put_quoted(f, s, '"');
 }
 
 static void write_csv(FILE *f, const struct bench_table *t)
