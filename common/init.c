@@ -117,6 +117,22 @@ static int profile_read(const char *path, int trusted, struct cp__profile *out,
 	return r;
 }
 
+/* The policy of a checked profile, published with its source "PREFIX:PATH"
+ * (at init and from cp_set_profile alike). */
+static void publish_profile(const struct cp__profile *pr, const char *prefix, const char *path)
+{
+	struct cp__select_in in = select_in(pr, &overrides);
+	struct cp__policy p;
+	cp__select(&in, &p);
+	/* The source buffer not in use: a reader of the previous string keeps it
+	 * until the publication after this one. */
+	pthread_mutex_lock(&publish_lock);
+	char *buf = source_buf[source_next++ & 1];
+	snprintf(buf, SOURCE_MAX, "%s:%s", prefix, path);
+	pthread_mutex_unlock(&publish_lock);
+	cp__policy_publish(&p, buf);
+}
+
 /* The init-time profile sources, in order; 1 when one was applied. */
 static int load_profile_at_init(const char *var_or_kind, const char *path, int trusted,
 				const char *prefix)
@@ -136,12 +152,7 @@ static int load_profile_at_init(const char *var_or_kind, const char *path, int t
 			msg("%s: '%s': %s; ignored", var_or_kind, path, err.why);
 		return 0;
 	}
-	struct cp__select_in in = select_in(&pr, &overrides);
-	struct cp__policy p;
-	cp__select(&in, &p);
-	char *buf = source_buf[source_next++ & 1];
-	snprintf(buf, SOURCE_MAX, "%s:%s", prefix, path);
-	cp__policy_publish(&p, buf);
+	publish_profile(&pr, prefix, path);
 	return 1;
 }
 
@@ -226,16 +237,7 @@ int cp_set_profile(const char *path)
 	int r = profile_read(path, 0, &pr, &err);
 	if (r)
 		return r;
-	struct cp__select_in in = select_in(&pr, &overrides);
-	struct cp__policy p;
-	cp__select(&in, &p);
-	/* The source buffer not in use: a reader of the previous string keeps it
-	 * until the publication after this one. */
-	pthread_mutex_lock(&publish_lock);
-	char *buf = source_buf[source_next++ & 1];
-	snprintf(buf, SOURCE_MAX, "env:%s", path);
-	pthread_mutex_unlock(&publish_lock);
-	cp__policy_publish(&p, buf);
+	publish_profile(&pr, "env", path);
 	return 0;
 }
 
