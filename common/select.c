@@ -169,18 +169,13 @@ static void defaults_generic(const struct cp__select_in *in, struct cp__policy *
 static void apply_v1(const struct cp__profile *pr,
 		     struct cp__policy *p)
 {
-	size_t small_below = 0, nt_from = CP__BAND_UNUSED;
-	unsigned nhot = cp__bands_count(&p->hot), nany = cp__bands_count(&p->any);
+	size_t small_below = 0, nt_from = cp__policy_nt_from(p);
+	unsigned nhot = cp__bands_count(&p->hot);
 	const struct cp_kernel *small = p->hot.band[0].kernel;
 	const struct cp_kernel *temporal = p->hot.band[nhot - 1].kernel;
 	const struct cp_kernel *nontemporal = p->cold.band[cp__bands_count(&p->cold) - 1].kernel;
 	if (nhot > 1)
 		small_below = p->hot.band[1].from_pages;
-	for (unsigned i = 0; i < nany; i++)
-		if (is_nt(p->any.band[i].kernel)) {
-			nt_from = p->any.band[i].from_pages;
-			break;
-		}
 #define GIVEN(key) (pr->v1_given & (1u << CP__V1_##key))
 	if (GIVEN(SMALL))       small = pr->small;
 	if (GIVEN(TEMPORAL))    temporal = pr->temporal;

@@ -19,13 +19,4 @@
 #if defined(__aarch64__)
 #include "cpu_regs.h"      /* arch/arm64: detection from register values */
 #endif
-
-/* Where cp_clear_pages first goes non-temporal; SIZE_MAX: never. */
-static inline size_t cp__policy_nt_from(const struct cp__policy *p)
-{
-	for (unsigned i = 0; i < cp__bands_count(&p->any); i++)
-		if (p->any.band[i].kernel->flags & CP_NONTEMPORAL)
-			return p->any.band[i].from_pages;
-	return (size_t)-1;
-}
 #endif
