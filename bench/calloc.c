@@ -2,165 +2,57 @@
 /*
  * clearbench calloc: calloc of 4 KiB .. 1 GiB blocks (fresh, reused, reused then written by
  * the caller) and a mixed-size churn, through glibc malloc, stock mimalloc and mimalloc
- * patched to zero through clearpages (consumers/mimalloc). Each sample runs in its own child
- * process (this binary again, the allocator LD_PRELOADed): that is how an allocator is
+ * patched to zero through clearpages (consumers/mimalloc). Each allocator runs in its own
+ * child process (this binary again, the allocator LD_PRELOADed): that is how an allocator is
  * deployed, it gives every allocator a fresh address space (so "fresh" means fresh), and
  * mimalloc's shared library uses initial-exec TLS, made to be loaded at start, not dlopened.
+ *
+ * Paired in time: per round one child per allocator is started and all of them stay alive;
+ * the parent hands out one measurement at a time, in a shuffled order, so the samples of the
+ * allocators compared are taken back to back. On a shared VM whose speed swings by 1.5x from
+ * one second to the next, a ratio of two adjacent samples is what stays put; each ratio
+ * reported is the median of such per-pair ratios.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
-#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "clearbench.h"
+#include "calloc.h"
 
 extern char **environ;
 
-#define WORKER_ENV   "CLEARBENCH_CALLOC_WORKER"
 #define LIBS_ENV     "CLEARBENCH_MIMALLOC"
-#define NALLOC       5             /* glibc, stock, patched, then the optional variants */
-#define NMODES       3             /* fresh, reused, written */
+#define NALLOC       6             /* glibc, stock, patched, then the optional variants */
+#define NMODES       3             /* fresh, reused, written; the churn row uses mode 0 */
 #define MAX_ROUNDS   64
-#define CHURN_MAX    ((size_t)16 << 20)
+#define MAX_REPS     8
+#define MAX_SAMPLES  (MAX_ROUNDS * MAX_REPS)
 
 static const char *const mode_names[NMODES] = { "fresh", "reused", "reused+write" };
+static const char mode_cmds[NMODES] = { CALLOC_CMD_FRESH, CALLOC_CMD_REUSED, CALLOC_CMD_WRITE };
 
 struct alloc {
 	const char *name;
 	char lib[4096];            /* LD_PRELOAD value; empty for glibc */
 };
 
-/* ---- the worker (child) side ---- */
-
-/* The worker's own CPU time (user + system, page faults included): on a shared host a
- * preempted worker must not count the time other processes ran. */
-static double cpu_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static void touch_pages(unsigned char *p, size_t bytes)
-{
-	for (size_t i = 0; i < bytes; i += CP_PAGE_SIZE)
-		((volatile unsigned char *)p)[i] = 1;
-}
-
-/* calloc + first touch of every page, as a program would use the block (write_all: the
- * caller then fills it). NULL when calloc fails. */
-static void *calloc_use(size_t bytes, int write_all)
-{
-	unsigned char *p = calloc(1, bytes);
-	if (p && write_all)
-		bench_memset_zero(p, bytes);
-	else if (p)
-		touch_pages(p, bytes);
-	return p;
-}
-
-/* Seconds for `n` passes of calloc_use + free after one untimed pass. CLOCK_THREAD_CPUTIME_ID
- * is a system call: blocks under 1 MiB are timed as one batch, free included; larger ones
- * one pass at a time, free (for mimalloc past 16 MiB an munmap) left out. */
-static double reuse_passes(size_t bytes, size_t n, int write_all)
-{
-	double t = 0, t0 = 0;
-	for (size_t i = 0; i <= n; i++) {
-		if (i == 1 || (i && bytes >= (1u << 20)))
-			t0 = cpu_now();
-		void *p = calloc_use(bytes, write_all);
-		if (!p)
-			return -1;
-		if (i && bytes >= (1u << 20))
-			t += cpu_now() - t0;
-		free(p);
-	}
-	return bytes >= (1u << 20) ? t : cpu_now() - t0;
-}
-
-/* Three GB/s figures for one size: fresh blocks (never freed while timed), then reused and
- * reused+write (calloc after a free of the same size). Past 16 MiB mimalloc gives a freed
- * block back to the OS, so its "reused" block is fresh too. */
-static int work_size(size_t bytes, int quick, double *gbs)
-{
-	size_t budget = quick ? (8u << 20) : (64u << 20);
-	size_t nfresh = budget / bytes ? budget / bytes : 1, nreps = nfresh < 2 ? 2 : nfresh;
-	void **blocks = malloc(nfresh * sizeof(*blocks));
-	if (!blocks)
-		return 1;
-	/* one-time start-up (the allocator's, clearpages' dispatch) stays out of the figures:
-	 * a block of a size class no default size uses */
-	free(calloc(1, 5000));
-	double t0 = cpu_now();
-	for (size_t i = 0; i < nfresh; i++)
-		if (!(blocks[i] = calloc_use(bytes, 0)))
-			return 1;
-	double t = cpu_now() - t0;
-	for (size_t i = 0; i < nfresh; i++)
-		free(blocks[i]);
-	free(blocks);
-	gbs[0] = bench_gbs(bytes * nfresh, t);
-	for (int m = 1; m < NMODES; m++) {
-		if ((t = reuse_passes(bytes, nreps, m == 2)) < 0)
-			return 1;
-		gbs[m] = bench_gbs(bytes * nreps, t);
-	}
-	return 0;
-}
-
-/* Mixed sizes: 64 live slots, each step frees one and callocs a log-uniform 4 KiB..16 MiB
- * block (same seed for every allocator), touched; GB/s of calloc'ed bytes. */
-static int work_churn(int quick, double *gbs)
-{
-	enum { SLOTS = 64 };
-	void *slot[SLOTS] = { 0 };
-	uint64_t rng = 0x9e3779b97f4a7c15ull;
-	size_t total = 0, target = quick ? (64u << 20) : ((size_t)4 << 30);
-	double t0 = cpu_now();
-	while (total < target) {
-		uint64_t r = bench_random(&rng);
-		size_t j = r % SLOTS, shift = 12 + (r >> 8) % 13;
-		size_t bytes = ((size_t)1 << shift) + ((r >> 16) % ((size_t)1 << shift));
-		bytes = bytes > CHURN_MAX ? CHURN_MAX : bytes;
-		free(slot[j]);
-		if (!(slot[j] = calloc(1, bytes)))
-			return 1;
-		touch_pages(slot[j], bytes);
-		total += bytes;
-	}
-	double t = cpu_now() - t0;
-	for (size_t j = 0; j < SLOTS; j++)
-		free(slot[j]);
-	gbs[0] = bench_gbs(total, t);
-	return 0;
-}
-
-/* "SIZE QUICK MI": SIZE 0 = churn; MI 1 = mimalloc must be the malloc here. */
-static int worker(const char *spec)
-{
-	unsigned long long size;
-	int quick, mi;
-	double gbs[NMODES] = { 0 };
-	if (sscanf(spec, "%llu %d %d", &size, &quick, &mi) != 3)
-		return 2;
-	if (mi != (dlsym(RTLD_DEFAULT, "mi_version") != NULL)) {
-		fprintf(stderr, "calloc worker: mimalloc %s\n", mi ? "not preloaded" : "unexpected");
-		return 1;
-	}
-	if (size ? work_size(size, quick, gbs) : work_churn(quick, gbs))
-		return 1;
-	dprintf(3, "%.6f %.6f %.6f\n", gbs[0], gbs[1], gbs[2]);
-	return 0;
-}
-
 /* ---- the parent side ---- */
 
-/* One child: this binary with `a`'s library preloaded; its figures into gbs. */
-static int run_child(const struct alloc *a, size_t size, int quick, double *gbs)
+struct child {
+	const struct alloc *a;
+	pid_t pid;
+	int cmd_fd;                /* the worker's fd 4 */
+	FILE *results;             /* the worker's fd 3 */
+};
+
+/* Start one worker: this binary with `a`'s library preloaded, waiting for commands. Every
+ * pipe end is close-on-exec, so a worker holds only its own two (dup2 onto 3 and 4). */
+static int child_start(struct child *c, const struct alloc *a, size_t size, int quick)
 {
 	static char exe[4096];
 	if (!exe[0] && readlink("/proc/self/exe", exe, sizeof(exe) - 1) < 0)
@@ -169,47 +61,70 @@ static int run_child(const struct alloc *a, size_t size, int quick, double *gbs)
 	while (environ[n])
 		n++;
 	char **env = calloc(n + 3, sizeof(*env));
+	if (!env)
+		return perror("calloc"), 1;
 	char spec[96], preload[4200];
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++)
-		if (strncmp(environ[i], "LD_PRELOAD=", 11) && strncmp(environ[i], WORKER_ENV "=", 25))
+		if (strncmp(environ[i], "LD_PRELOAD=", 11) && strncmp(environ[i], CALLOC_WORKER_ENV "=", 25))
 			env[k++] = environ[i];
-	snprintf(spec, sizeof(spec), WORKER_ENV "=%zu %d %d", size, quick, a->lib[0] != 0);
+	snprintf(spec, sizeof(spec), CALLOC_WORKER_ENV "=%zu %d %d", size, quick, a->lib[0] != 0);
 	env[k++] = spec;
 	if (a->lib[0]) {
 		snprintf(preload, sizeof(preload), "LD_PRELOAD=%s", a->lib);
 		env[k++] = preload;
 	}
-	int fds[2];
-	if (pipe(fds))
+	int res[2], cmd[2];
+	if (pipe2(res, O_CLOEXEC))
 		return free(env), perror("calloc: pipe"), 1;
+	if (pipe2(cmd, O_CLOEXEC))
+		return free(env), close(res[0]), close(res[1]), perror("calloc: pipe"), 1;
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], 3);
+	posix_spawn_file_actions_adddup2(&fa, res[1], 3);
+	posix_spawn_file_actions_adddup2(&fa, cmd[0], 4);
 	char *argv[] = { exe, "calloc", NULL };
-	pid_t pid;
-	int rc = posix_spawn(&pid, exe, &fa, NULL, argv, env);
+	int rc = posix_spawn(&c->pid, exe, &fa, NULL, argv, env);
 	posix_spawn_file_actions_destroy(&fa);
-	close(fds[1]);
+	close(res[1]);
+	close(cmd[0]);
 	free(env);
 	if (rc) {
-		close(fds[0]);
+		close(res[0]);
+		close(cmd[1]);
 		return fprintf(stderr, "calloc: cannot start %s: %s\n", exe, strerror(rc)), 1;
 	}
-	char line[128] = "";
-	ssize_t got = read(fds[0], line, sizeof(line) - 1);
-	close(fds[0]);
-	int status;
-	waitpid(pid, &status, 0);
-	if (got <= 0 || !WIFEXITED(status) || WEXITSTATUS(status) ||
-	    sscanf(line, "%lf %lf %lf", &gbs[0], &gbs[1], &gbs[2]) != 3)
-		return fprintf(stderr, "calloc: the %s worker failed at %zu bytes\n", a->name, size), 1;
+	c->a = a;
+	c->cmd_fd = cmd[1];
+	c->results = fdopen(res[0], "r");
+	return c->results ? 0 : (perror("calloc: fdopen"), 1);
+}
+
+/* One measurement by a live worker. */
+static int child_ask(struct child *c, char cmd, size_t size, double *gbs)
+{
+	char line[64];
+	if (write(c->cmd_fd, &cmd, 1) != 1 || !fgets(line, sizeof(line), c->results) ||
+	    sscanf(line, "%lf", gbs) != 1)
+		return fprintf(stderr, "calloc: the %s worker failed at %zu bytes\n", c->a->name,
+			       size), 1;
+	return 0;
+}
+
+/* Close the command pipe (the worker exits) and reap it; 1 if it had failed. */
+static int child_finish(struct child *c)
+{
+	int status = 0;
+	close(c->cmd_fd);
+	fclose(c->results);
+	if (waitpid(c->pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+		return fprintf(stderr, "calloc: the %s worker exited badly\n", c->a->name), 1;
 	return 0;
 }
 
 /* CLEARBENCH_MIMALLOC=DIR, else build/<arch>/mimalloc: DIR/{stock,patched}/libmimalloc.so,
- * and DIR/patched-cponly/, DIR/patched-hot/ when built (build.sh, CP_MIMALLOC_VARIANTS).
+ * and DIR/patched-{cponly,hot,page}/ when built (build.sh, CP_MIMALLOC_VARIANTS).
  * Count of allocators, 0 if a required one is missing. */
 static size_t find_allocs(struct alloc *a)
 {
@@ -219,8 +134,10 @@ static size_t find_allocs(struct alloc *a)
 	const char *dir = "build/x86_64/mimalloc";
 #endif
 	/* the optional variants: build.sh with CP_MIMALLOC_VARIANTS */
-	static const char *const names[] = { "mimalloc", "mimalloc+cp", "+cp_only", "+cp_hot" };
-	static const char *const subdirs[] = { "stock", "patched", "patched-cponly", "patched-hot" };
+	static const char *const names[] = { "mimalloc", "mimalloc+cp", "+cp_only", "+cp_hot",
+					     "+cp_page" };
+	static const char *const subdirs[] = { "stock", "patched", "patched-cponly", "patched-hot",
+					       "patched-page" };
 	const char *env = getenv(LIBS_ENV);
 	char path[4096];
 	size_t n = 1;
@@ -242,18 +159,61 @@ static size_t find_allocs(struct alloc *a)
 	return n;
 }
 
-/* Median of the per-round ratios num/den, and with `spread` their min-max. */
-static void ratio_cells(struct bench_table *t, const double *num, const double *den, size_t r,
+/* The per-pair ratios num/den: median, and with `spread` their quartiles and min-max. */
+static void ratio_cells(struct bench_table *t, const double *num, const double *den, size_t n,
 			int spread)
 {
-	double q[MAX_ROUNDS];
-	for (size_t i = 0; i < r; i++)
+	double q[MAX_SAMPLES];
+	for (size_t i = 0; i < n; i++)
 		q[i] = num[i] / den[i];
 	char cell[40];
-	bench_cell_num(t, bench_median(q, r), "%.3f");
-	snprintf(cell, sizeof(cell), "%.2f-%.2f", bench_min(q, r), bench_max(q, r));
-	if (spread)
-		bench_cell_str(t, cell);
+	bench_cell_num(t, bench_median(q, n), "%.3f");
+	if (!spread)
+		return;
+	snprintf(cell, sizeof(cell), "%.2f-%.2f", bench_percentile(q, n, 25),
+		 bench_percentile(q, n, 75));
+	bench_cell_str(t, cell);
+	snprintf(cell, sizeof(cell), "%.2f-%.2f", bench_min(q, n), bench_max(q, n));
+	bench_cell_str(t, cell);
+}
+
+/* Measurements per round of each repeated mode: fewer where one takes seconds. */
+static size_t reps_of(size_t size, int quick)
+{
+	return quick ? 2 : size > ((size_t)16 << 20) ? 3 : 5;
+}
+
+/* Samples per allocator of mode m (fresh: one a round, the rest reps_of a round). */
+struct size_samples {
+	double g[NALLOC][NMODES][MAX_SAMPLES];
+	size_t n[NMODES];
+};
+
+/* One round of one size: a live worker per allocator, the measurements handed out one at a
+ * time, shuffled per step, appended to s. */
+static int measure_round(const struct alloc *a, size_t na, size_t size, int quick,
+			 struct size_samples *s, uint64_t *rng)
+{
+	struct child c[NALLOC];
+	size_t order[NALLOC] = { 0, 1, 2, 3, 4, 5 }, started = 0;
+	int rc = 0;
+	for (; started < na && !rc; started++)
+		rc = child_start(&c[started], &a[started], size, quick);
+	if (rc)
+		started--;
+	/* fresh first (a worker's first measurement is its only fresh one), then the repeats */
+	size_t reps = reps_of(size, quick);
+	for (size_t step = 0; step < 1 + (size ? 2 * reps : reps - 1) && !rc; step++) {
+		size_t m = size ? (step ? 1 + (step - 1) % 2 : 0) : 0;
+		char cmd = size ? mode_cmds[m] : CALLOC_CMD_CHURN;
+		bench_shuffle(order, na, rng);
+		for (size_t i = 0; i < na && !rc; i++)
+			rc = child_ask(&c[order[i]], cmd, size, &s->g[order[i]][m][s->n[m]]);
+		s->n[m]++;
+	}
+	for (size_t i = 0; i < started; i++)
+		rc |= child_finish(&c[i]);
+	return rc;
 }
 
 /* Clear then write on reused (faulted-in) memory, no allocator: what calloc's caller does
@@ -278,7 +238,7 @@ static struct bench_table *ctw_table(const struct bench_opts *opts, const size_t
 				     size_t nsizes, size_t rounds)
 {
 	static const char *const cols[] = { "block", "hot", "cold", "cp_clear", "memset",
-					    "hot/cold", "hot/cold min-max" };
+					    "hot/cold", "hot/cold q1-q3", "hot/cold min-max" };
 	size_t top = 0, budget = opts->quick ? (8u << 20) : (64u << 20);
 	for (size_t i = 0; i < nsizes; i++)
 		top = sizes[i] > top ? sizes[i] : top;
@@ -287,7 +247,7 @@ static struct bench_table *ctw_table(const struct bench_opts *opts, const size_t
 		return NULL;
 	struct bench_table *t = bench_table_new("clear then write (reused memory, no allocator): "
 						"GB/s of the clear + write, median", BT_TEXT | BT_DATA,
-						7, cols);
+						8, cols);
 	uint64_t rng = 0x853c49e6748fea9bull;
 	for (size_t si = 0; si < nsizes; si++) {
 		size_t bytes = sizes[si], reps = budget / bytes ? budget / bytes : 1;
@@ -299,10 +259,10 @@ static struct bench_table *ctw_table(const struct bench_opts *opts, const size_t
 			bench_shuffle(order, NCTW, &rng);
 			for (size_t i = 0; i < NCTW; i++) {
 				clear_then_write((int)order[i], buf, bytes);   /* warm-up */
-				double t0 = cpu_now();
+				double t0 = bench_thread_cpu_now();
 				for (size_t k = 0; k < reps; k++)
 					clear_then_write((int)order[i], buf, bytes);
-				g[order[i]][r] = bench_gbs(bytes * reps, cpu_now() - t0);
+				g[order[i]][r] = bench_gbs(bytes * reps, bench_thread_cpu_now() - t0);
 			}
 		}
 		char blk[16];
@@ -318,9 +278,9 @@ static struct bench_table *ctw_table(const struct bench_opts *opts, const size_t
 
 int bench_calloc(const struct bench_opts *opts)
 {
-	const char *spec = getenv(WORKER_ENV);
+	const char *spec = getenv(CALLOC_WORKER_ENV);
 	if (spec && *spec)
-		return worker(spec);
+		return bench_calloc_worker(spec);
 	if (bench_no_plot(opts, "calloc"))
 		return 2;
 	struct alloc a[NALLOC];
@@ -337,12 +297,14 @@ int bench_calloc(const struct bench_opts *opts)
 	sizes[nsizes++] = 0;   /* the churn row */
 	size_t rounds = opts->rounds ? opts->rounds : opts->quick ? 3 : 5;
 	rounds = rounds > MAX_ROUNDS ? MAX_ROUNDS : rounds;
+	signal(SIGPIPE, SIG_IGN);   /* a worker that died is reported, not fatal */
 
 	const char *cols[16] = { "block", "calloc" };
 	size_t nc = 2;
 	for (size_t i = 0; i < na; i++)
 		cols[nc++] = a[i].name;
 	cols[nc++] = "cp/stock";
+	cols[nc++] = "cp/stock q1-q3";
 	cols[nc++] = "cp/stock min-max";
 	char extra_cols[NALLOC][32];
 	for (size_t i = 3; i < na; i++) {
@@ -352,34 +314,27 @@ int bench_calloc(const struct bench_opts *opts)
 	struct bench_table *t = bench_table_new("calloc: GB/s, median over rounds (separate "
 						"processes, LD_PRELOAD)", BT_TEXT | BT_DATA, nc, cols);
 	uint64_t rng = 0x2545f4914f6cdd1dull;
+	static struct size_samples s;
 	int rc = 0;
 	for (size_t si = 0; si < nsizes && !rc; si++) {
-		double g[NALLOC][NMODES][MAX_ROUNDS];
-		size_t order[NALLOC] = { 0, 1, 2, 3, 4 };
 		char blk[16];
 		if (sizes[si])
 			bench_size_str(sizes[si], blk, sizeof(blk));
 		else
 			snprintf(blk, sizeof(blk), "churn");
 		bench_progress("calloc: %s (%zu/%zu)", blk, si + 1, nsizes);
-		for (size_t r = 0; r < rounds && !rc; r++) {
-			bench_shuffle(order, na, &rng);
-			for (size_t i = 0; i < na && !rc; i++) {
-				double v[NMODES];
-				rc = run_child(&a[order[i]], sizes[si], opts->quick, v);
-				for (size_t m = 0; m < NMODES; m++)
-					g[order[i]][m][r] = v[m];
-			}
-		}
+		memset(s.n, 0, sizeof(s.n));
+		for (size_t r = 0; r < rounds && !rc; r++)
+			rc = measure_round(a, na, sizes[si], opts->quick, &s, &rng);
 		for (size_t m = 0; m < (sizes[si] ? NMODES : 1) && !rc; m++) {
 			bench_table_row(t);
 			bench_cell_str(t, blk);
 			bench_cell_str(t, sizes[si] ? mode_names[m] : "4K-16M mix");
 			for (size_t i = 0; i < na; i++)
-				bench_cell_num(t, bench_median(g[i][m], rounds), "%.2f");
-			ratio_cells(t, g[2][m], g[1][m], rounds, 1);
+				bench_cell_num(t, bench_median(s.g[i][m], s.n[m]), "%.2f");
+			ratio_cells(t, s.g[2][m], s.g[1][m], s.n[m], 1);
 			for (size_t i = 3; i < na; i++)
-				ratio_cells(t, g[i][m], g[1][m], rounds, 0);
+				ratio_cells(t, s.g[i][m], s.g[1][m], s.n[m], 0);
 		}
 	}
 	if (rc) {
@@ -397,8 +352,11 @@ int bench_calloc(const struct bench_opts *opts)
 	printf("\n");
 	bench_note("GB/s = block bytes / CPU time (user + sys, page faults included) of calloc + "
 		   "first write of every page; reused+write: the caller then writes the whole block. "
-		   "fresh = blocks never freed while timed; cp/stock min-max = the per-round ratios; "
-		   "%zu rounds, allocators shuffled.", rounds);
+		   "fresh = blocks never freed while timed, one sample a round; reused: %zu samples a "
+		   "round up to 16M, %zu beyond. %zu rounds, each a live worker per allocator, their "
+		   "samples taken back to back in a shuffled order; cp/stock = median of the ratios of "
+		   "those pairs, q1-q3 their quartiles.", reps_of(1, opts->quick),
+		   reps_of((size_t)1 << 30, opts->quick), rounds);
 	bench_note("clear then write: cp_clear_pages_hot / _cold / cp_clear / memset, then "
 		   "memset(0x5a) over the block, in one mapping faulted in beforehand.");
 	struct bench_table *tables[] = { t, ctw };

@@ -61,6 +61,9 @@ struct bench_opts {
 
 /* ---- stats.c: clocks, statistics, random numbers ---- */
 double bench_now(void);                             /* seconds, monotonic */
+/* This thread's CPU time, user + system (page faults included): on a shared host a preempted
+ * thread does not count the time others ran. */
+double bench_thread_cpu_now(void);
 double bench_median(const double *v, size_t n);     /* v is not modified */
 double bench_percentile(const double *v, size_t n, double p);  /* p in [0, 100] */
 double bench_min(const double *v, size_t n);

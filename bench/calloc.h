@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * clearbench calloc's two sides (bench/calloc.c the parent, bench/calloc_worker.c the child
+ * with the allocator preloaded) and the one-byte commands between them.
+ */
+#ifndef CLEARBENCH_CALLOC_H
+#define CLEARBENCH_CALLOC_H
+
+#define CALLOC_WORKER_ENV "CLEARBENCH_CALLOC_WORKER"
+#define CALLOC_CMD_FRESH  'f'    /* blocks never freed while timed: the worker's first only */
+#define CALLOC_CMD_REUSED 'r'    /* calloc + touch + free of one size, repeated */
+#define CALLOC_CMD_WRITE  'w'    /* the same, the caller writing the whole block */
+#define CALLOC_CMD_CHURN  'c'    /* mixed sizes, 64 live slots */
+#define CALLOC_CHURN_MAX  ((size_t)16 << 20)
+
+/* The worker: WORKER_ENV = "SIZE QUICK MI"; commands on fd 4, one GB/s line each on fd 3,
+ * until fd 4 closes. 0, or 1 on a failure, 2 on a bad spec. */
+int bench_calloc_worker(const char *spec);
+
+#endif

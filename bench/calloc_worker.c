@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * clearbench calloc, the worker: runs in a child with the allocator under test LD_PRELOADed
+ * (bench/calloc.c starts it) and times what it is told, one measurement per command byte.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "clearbench.h"
+#include "calloc.h"
+
+static void touch_pages(unsigned char *p, size_t bytes)
+{
+	for (size_t i = 0; i < bytes; i += CP_PAGE_SIZE)
+		((volatile unsigned char *)p)[i] = 1;
+}
+
+/* calloc + first touch of every page, as a program would use the block (write_all: the
+ * caller then fills it). NULL when calloc fails. */
+static void *calloc_use(size_t bytes, int write_all)
+{
+	unsigned char *p = calloc(1, bytes);
+	if (p && write_all)
+		bench_memset_zero(p, bytes);
+	else if (p)
+		touch_pages(p, bytes);
+	return p;
+}
+
+/* Bytes one measurement handles: enough to outlast the clock's cost, short enough that the
+ * allocators' samples of a pair see the same machine. */
+static size_t budget_of(int quick)
+{
+	return quick ? (8u << 20) : (64u << 20);
+}
+
+/* GB/s of fresh blocks: calloc'ed (never freed while timed) in the child's first
+ * measurement, so mimalloc's segments and glibc's heap are both new. -1 on failure. */
+static double work_fresh(size_t bytes, int quick)
+{
+	size_t nfresh = budget_of(quick) / bytes ? budget_of(quick) / bytes : 1;
+	void **blocks = malloc(nfresh * sizeof(*blocks));
+	if (!blocks)
+		return -1;
+	double t0 = bench_thread_cpu_now();
+	for (size_t i = 0; i < nfresh; i++)
+		if (!(blocks[i] = calloc_use(bytes, 0)))
+			return -1;
+	double t = bench_thread_cpu_now() - t0;
+	for (size_t i = 0; i < nfresh; i++)
+		free(blocks[i]);
+	free(blocks);
+	return bench_gbs(bytes * nfresh, t);
+}
+
+/* GB/s of calloc_use + free of the same size, after one untimed pass. CLOCK_THREAD_CPUTIME_ID
+ * is a system call: blocks under 1 MiB are timed as one batch, free included; larger ones
+ * one pass at a time, free (for mimalloc past 16 MiB an munmap) left out. Past 16 MiB
+ * mimalloc gives a freed block back to the OS, so its "reused" block is fresh too. */
+static double work_reused(size_t bytes, int quick, int write_all)
+{
+	size_t n = budget_of(quick) / bytes < 2 ? 2 : budget_of(quick) / bytes;
+	double t = 0, t0 = 0;
+	for (size_t i = 0; i <= n; i++) {
+		if (i == 1 || (i && bytes >= (1u << 20)))
+			t0 = bench_thread_cpu_now();
+		void *p = calloc_use(bytes, write_all);
+		if (!p)
+			return -1;
+		if (i && bytes >= (1u << 20))
+			t += bench_thread_cpu_now() - t0;
+		free(p);
+	}
+	return bench_gbs(bytes * n, bytes >= (1u << 20) ? t : bench_thread_cpu_now() - t0);
+}
+
+/* Mixed sizes: 64 live slots, each step frees one and callocs a log-uniform 4 KiB..16 MiB
+ * block (same seed for every allocator and every repeat), touched; GB/s of calloc'ed bytes. */
+static double work_churn(int quick)
+{
+	enum { SLOTS = 64 };
+	void *slot[SLOTS] = { 0 };
+	uint64_t rng = 0x9e3779b97f4a7c15ull;
+	size_t total = 0, target = quick ? (64u << 20) : (1u << 30);
+	double t0 = bench_thread_cpu_now();
+	while (total < target) {
+		uint64_t r = bench_random(&rng);
+		size_t j = r % SLOTS, shift = 12 + (r >> 8) % 13;
+		size_t bytes = ((size_t)1 << shift) + ((r >> 16) % ((size_t)1 << shift));
+		bytes = bytes > CALLOC_CHURN_MAX ? CALLOC_CHURN_MAX : bytes;
+		free(slot[j]);
+		if (!(slot[j] = calloc(1, bytes)))
+			return -1;
+		touch_pages(slot[j], bytes);
+		total += bytes;
+	}
+	double t = bench_thread_cpu_now() - t0;
+	for (size_t j = 0; j < SLOTS; j++)
+		free(slot[j]);
+	return bench_gbs(total, t);
+}
+
+/* MI 1: mimalloc must be the malloc here (a wrong LD_PRELOAD would measure glibc twice). */
+int bench_calloc_worker(const char *spec)
+{
+	unsigned long long size;
+	int quick, mi;
+	if (sscanf(spec, "%llu %d %d", &size, &quick, &mi) != 3)
+		return 2;
+	if (mi != (dlsym(RTLD_DEFAULT, "mi_version") != NULL)) {
+		fprintf(stderr, "calloc worker: mimalloc %s\n", mi ? "not preloaded" : "unexpected");
+		return 1;
+	}
+	/* one-time start-up (the allocator's, clearpages' dispatch) stays out of the figures:
+	 * a block of a size class no default size uses */
+	free(calloc(1, 5000));
+	char cmd;
+	while (read(4, &cmd, 1) == 1) {
+		double gbs = cmd == CALLOC_CMD_FRESH ? work_fresh(size, quick)
+			   : cmd == CALLOC_CMD_REUSED || cmd == CALLOC_CMD_WRITE ? work_reused(size, quick, cmd == CALLOC_CMD_WRITE)
+			   : cmd == CALLOC_CMD_CHURN ? work_churn(quick) : -1;
+		if (gbs < 0)
+			return 1;
+		dprintf(3, "%.6f\n", gbs);
+	}
+	return 0;
+}
