@@ -15,6 +15,7 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
@@ -27,7 +28,7 @@
 extern char **environ;
 
 #define LIBS_ENV     "CLEARBENCH_MIMALLOC"
-#define NALLOC       6             /* glibc, stock, patched, then the optional variants */
+#define NALLOC       7             /* glibc, stock, patched, the optional variants, glibc 2 */
 #define NMODES       3             /* fresh, reused, written; the churn row uses mode 0 */
 #define MAX_ROUNDS   64
 #define MAX_REPS     8
@@ -36,9 +37,15 @@ extern char **environ;
 static const char *const mode_names[NMODES] = { "fresh", "reused", "reused+write" };
 static const char mode_cmds[NMODES] = { CALLOC_CMD_FRESH, CALLOC_CMD_REUSED, CALLOC_CMD_WRITE };
 
+/* a[] holds glibc, stock and patched at these indices, then what is there of the rest */
+enum { A_GLIBC, A_STOCK, A_PATCHED, A_OPTIONAL };
+
 struct alloc {
-	const char *name;
+	char name[32];
+	int variant;               /* a patched-mimalloc variant: a ratio column of its own */
 	char lib[4096];            /* LD_PRELOAD value; empty for glibc */
+	char loader[PATH_MAX + 96];    /* the other glibc's ld.so, or empty */
+	char libdir[PATH_MAX + 64];    /* its --library-path */
 };
 
 /* ---- the parent side ---- */
@@ -48,7 +55,10 @@ struct child {
 	pid_t pid;
 	int cmd_fd;                /* the worker's fd 4 */
 	FILE *results;             /* the worker's fd 3 */
+	char libc[16];             /* the glibc version it runs on */
 };
+
+static int child_finish(struct child *c);
 
 /* Start one worker: this binary with `a`'s library preloaded, waiting for commands. Every
  * pipe end is close-on-exec, so a worker holds only its own two (dup2 onto 3 and 4). */
@@ -85,7 +95,10 @@ static int child_start(struct child *c, const struct alloc *a, size_t size, int 
 	posix_spawn_file_actions_adddup2(&fa, res[1], 3);
 	posix_spawn_file_actions_adddup2(&fa, cmd[0], 4);
 	char *argv[] = { exe, "calloc", NULL };
-	int rc = posix_spawn(&c->pid, exe, &fa, NULL, argv, env);
+	char *argv2[] = { (char *)a->loader, "--library-path", (char *)a->libdir, exe, "calloc",
+			  NULL };
+	int rc = a->loader[0] ? posix_spawn(&c->pid, a->loader, &fa, NULL, argv2, env)
+			      : posix_spawn(&c->pid, exe, &fa, NULL, argv, env);
 	posix_spawn_file_actions_destroy(&fa);
 	close(res[1]);
 	close(cmd[0]);
@@ -98,7 +111,15 @@ static int child_start(struct child *c, const struct alloc *a, size_t size, int 
 	c->a = a;
 	c->cmd_fd = cmd[1];
 	c->results = fdopen(res[0], "r");
-	return c->results ? 0 : (perror("calloc: fdopen"), 1);
+	if (!c->results)
+		return close(res[0]), close(cmd[1]), perror("calloc: fdopen"), 1;
+	/* the worker says which glibc it runs on once it is up */
+	char line[64];
+	if (!fgets(line, sizeof(line), c->results) || sscanf(line, "libc %15s", c->libc) != 1) {
+		child_finish(c);
+		return fprintf(stderr, "calloc: the %s worker did not start\n", a->name), 1;
+	}
+	return 0;
 }
 
 /* One measurement by a live worker. */
@@ -123,10 +144,29 @@ static int child_finish(struct child *c)
 	return 0;
 }
 
+/* The second glibc baseline (Debian 13's, make bench-libc) as a[n] when it is there and is
+ * not this process's glibc: a worker started through its loader names its version. */
+static size_t find_libc2(const struct bench_opts *opts, struct alloc *a, size_t n)
+{
+	struct child c;
+	memset(&a[n], 0, sizeof(a[n]));
+	if (!bench_libc2_loader(opts, a[n].loader, sizeof(a[n].loader), a[n].libdir,
+				sizeof(a[n].libdir)))
+		return n;
+	snprintf(a[n].name, sizeof(a[n].name), "glibc 2");
+	if (child_start(&c, &a[n], 4096, 1))
+		return n;
+	int same = !strcmp(c.libc, bench_libc_version());
+	snprintf(a[n].name, sizeof(a[n].name), "glibc_%s", c.libc);
+	if (child_finish(&c) || same)
+		return n;
+	return n + 1;
+}
+
 /* CLEARBENCH_MIMALLOC=DIR, else build/<arch>/mimalloc: DIR/{stock,patched}/libmimalloc.so,
- * and DIR/patched-{cponly,hot,page}/ when built (build.sh, CP_MIMALLOC_VARIANTS).
- * Count of allocators, 0 if a required one is missing. */
-static size_t find_allocs(struct alloc *a)
+ * and DIR/patched-{cponly,hot,page}/ when built (build.sh, CP_MIMALLOC_VARIANTS); then the
+ * second glibc. Count of allocators, 0 if a required one is missing. */
+static size_t find_allocs(const struct bench_opts *opts, struct alloc *a)
 {
 #if defined(__aarch64__)
 	const char *dir = "build/arm64/mimalloc";
@@ -142,9 +182,10 @@ static size_t find_allocs(struct alloc *a)
 	char path[4096];
 	size_t n = 1;
 	dir = env && *env ? env : dir;
-	a[0].name = "glibc";
-	a[0].lib[0] = 0;
-	for (size_t i = 0; i < NALLOC - 1; i++) {
+	memset(&a[0], 0, sizeof(a[0]));
+	snprintf(a[0].name, sizeof(a[0].name), "glibc");
+	for (size_t i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]); i++) {
+		memset(&a[n], 0, sizeof(a[n]));
 		snprintf(path, sizeof(path), "%s/%s/libmimalloc.so", dir, subdirs[i]);
 		if (!realpath(path, a[n].lib)) {
 			if (i < 2) {
@@ -154,9 +195,10 @@ static size_t find_allocs(struct alloc *a)
 			}
 			continue;
 		}
-		a[n++].name = names[i];
+		snprintf(a[n].name, sizeof(a[n].name), "%s", names[i]);
+		a[n++].variant = i >= 2;
 	}
-	return n;
+	return find_libc2(opts, a, n);
 }
 
 /* The per-pair ratios num/den: median, and with `spread` their quartiles and min-max. */
@@ -177,13 +219,19 @@ static void ratio_cells(struct bench_table *t, const double *num, const double *
 	bench_cell_str(t, cell);
 }
 
-/* Measurements per round of each repeated mode: fewer where one takes seconds. */
+/* Measurements per round of each mode: fewer where one takes seconds; fresh blocks are held
+ * by the worker until its round's reuse starts, so past 16 MiB one of them a round. */
 static size_t reps_of(size_t size, int quick)
 {
 	return quick ? 2 : size > ((size_t)16 << 20) ? 3 : 5;
 }
 
-/* Samples per allocator of mode m (fresh: one a round, the rest reps_of a round). */
+static size_t fresh_reps_of(size_t size, int quick)
+{
+	return size > ((size_t)16 << 20) ? 1 : reps_of(size, quick);
+}
+
+/* Samples per allocator of each mode, fresh_reps_of and reps_of a round. */
 struct size_samples {
 	double g[NALLOC][NMODES][MAX_SAMPLES];
 	size_t n[NMODES];
@@ -195,16 +243,17 @@ static int measure_round(const struct alloc *a, size_t na, size_t size, int quic
 			 struct size_samples *s, uint64_t *rng)
 {
 	struct child c[NALLOC];
-	size_t order[NALLOC] = { 0, 1, 2, 3, 4, 5 }, started = 0;
+	size_t order[NALLOC] = { 0, 1, 2, 3, 4, 5, 6 }, started = 0;
 	int rc = 0;
 	for (; started < na && !rc; started++)
 		rc = child_start(&c[started], &a[started], size, quick);
 	if (rc)
 		started--;
-	/* fresh first (a worker's first measurement is its only fresh one), then the repeats */
-	size_t reps = reps_of(size, quick);
-	for (size_t step = 0; step < 1 + (size ? 2 * reps : reps - 1) && !rc; step++) {
-		size_t m = size ? (step ? 1 + (step - 1) % 2 : 0) : 0;
+	/* fresh first (nothing freed yet), then reused and reused+write in turn; the churn
+	 * repeated */
+	size_t reps = reps_of(size, quick), nfresh = size ? fresh_reps_of(size, quick) : 0;
+	for (size_t step = 0; step < nfresh + (size ? 2 * reps : reps) && !rc; step++) {
+		size_t m = step < nfresh || !size ? 0 : 1 + (step - nfresh) % 2;
 		char cmd = size ? mode_cmds[m] : CALLOC_CMD_CHURN;
 		bench_shuffle(order, na, rng);
 		for (size_t i = 0; i < na && !rc; i++)
@@ -284,7 +333,7 @@ int bench_calloc(const struct bench_opts *opts)
 	if (bench_no_plot(opts, "calloc"))
 		return 2;
 	struct alloc a[NALLOC];
-	size_t na = find_allocs(a);
+	size_t na = find_allocs(opts, a);
 	if (!na)
 		return 2;
 	static const size_t dflt[] = { 4096, 16384, 65536, 262144, 1 << 20, 4 << 20, 16 << 20,
@@ -299,15 +348,24 @@ int bench_calloc(const struct bench_opts *opts)
 	rounds = rounds > MAX_ROUNDS ? MAX_ROUNDS : rounds;
 	signal(SIGPIPE, SIG_IGN);   /* a worker that died is reported, not fatal */
 
-	const char *cols[16] = { "block", "calloc" };
-	size_t nc = 2;
-	for (size_t i = 0; i < na; i++)
-		cols[nc++] = a[i].name;
+	/* columns: the glibc baselines, stock, patched, the variants */
+	const char *cols[20] = { "block", "calloc" };
+	size_t nc = 2, disp[NALLOC], nd = 0;
+	disp[nd++] = A_GLIBC;
+	if (!a[na - 1].variant && na - 1 > A_PATCHED)
+		disp[nd++] = na - 1;
+	for (size_t i = A_STOCK; i < na; i++)
+		if (i <= A_PATCHED || a[i].variant)
+			disp[nd++] = i;
+	for (size_t i = 0; i < nd; i++)
+		cols[nc++] = a[disp[i]].name;
 	cols[nc++] = "cp/stock";
 	cols[nc++] = "cp/stock q1-q3";
 	cols[nc++] = "cp/stock min-max";
 	char extra_cols[NALLOC][32];
-	for (size_t i = 3; i < na; i++) {
+	for (size_t i = A_OPTIONAL; i < na; i++) {
+		if (!a[i].variant)
+			continue;
 		snprintf(extra_cols[i], sizeof(extra_cols[i]), "%s/stock", a[i].name + 1);
 		cols[nc++] = extra_cols[i];
 	}
@@ -330,11 +388,12 @@ int bench_calloc(const struct bench_opts *opts)
 			bench_table_row(t);
 			bench_cell_str(t, blk);
 			bench_cell_str(t, sizes[si] ? mode_names[m] : "4K-16M mix");
-			for (size_t i = 0; i < na; i++)
-				bench_cell_num(t, bench_median(s.g[i][m], s.n[m]), "%.2f");
-			ratio_cells(t, s.g[2][m], s.g[1][m], s.n[m], 1);
-			for (size_t i = 3; i < na; i++)
-				ratio_cells(t, s.g[i][m], s.g[1][m], s.n[m], 0);
+			for (size_t i = 0; i < nd; i++)
+				bench_cell_num(t, bench_median(s.g[disp[i]][m], s.n[m]), "%.2f");
+			ratio_cells(t, s.g[A_PATCHED][m], s.g[A_STOCK][m], s.n[m], 1);
+			for (size_t i = A_OPTIONAL; i < na; i++)
+				if (a[i].variant)
+					ratio_cells(t, s.g[i][m], s.g[A_STOCK][m], s.n[m], 0);
 		}
 	}
 	if (rc) {
@@ -352,8 +411,8 @@ int bench_calloc(const struct bench_opts *opts)
 	printf("\n");
 	bench_note("GB/s = block bytes / CPU time (user + sys, page faults included) of calloc + "
 		   "first write of every page; reused+write: the caller then writes the whole block. "
-		   "fresh = blocks never freed while timed, one sample a round; reused: %zu samples a "
-		   "round up to 16M, %zu beyond. %zu rounds, each a live worker per allocator, their "
+		   "fresh = new blocks, kept while timed; %zu samples a round of each mode up to 16M, "
+		   "%zu beyond (fresh: 1). %zu rounds, each a live worker per allocator, their "
 		   "samples taken back to back in a shuffled order; cp/stock = median of the ratios of "
 		   "those pairs, q1-q3 their quartiles.", reps_of(1, opts->quick),
 		   reps_of((size_t)1 << 30, opts->quick), rounds);

@@ -7,7 +7,7 @@
 #define CLEARBENCH_CALLOC_H
 
 #define CALLOC_WORKER_ENV "CLEARBENCH_CALLOC_WORKER"
-#define CALLOC_CMD_FRESH  'f'    /* blocks never freed while timed: the worker's first only */
+#define CALLOC_CMD_FRESH  'f'    /* new blocks, kept: sent before any other command */
 #define CALLOC_CMD_REUSED 'r'    /* calloc + touch + free of one size, repeated */
 #define CALLOC_CMD_WRITE  'w'    /* the same, the caller writing the whole block */
 #define CALLOC_CMD_CHURN  'c'    /* mixed sizes, 64 live slots */

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <gnu/libc-version.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include "clearbench.h"
@@ -35,23 +36,34 @@ static size_t budget_of(int quick)
 	return quick ? (8u << 20) : (64u << 20);
 }
 
-/* GB/s of fresh blocks: calloc'ed (never freed while timed) in the child's first
- * measurement, so mimalloc's segments and glibc's heap are both new. -1 on failure. */
+/* The fresh blocks measured so far: held, so that every fresh measurement gets memory the
+ * allocator never had (a freed block would come back), released before the first reuse. */
+static void **held;
+static size_t nheld;
+
+static void release_fresh(void)
+{
+	for (size_t i = 0; i < nheld; i++)
+		free(held[i]);
+	free(held);
+	held = NULL;
+	nheld = 0;
+}
+
+/* GB/s of fresh blocks, calloc'ed and kept: mimalloc's segments and glibc's heap or mmap
+ * are new. The parent sends these before any other command. -1 on failure. */
 static double work_fresh(size_t bytes, int quick)
 {
 	size_t nfresh = budget_of(quick) / bytes ? budget_of(quick) / bytes : 1;
-	void **blocks = malloc(nfresh * sizeof(*blocks));
-	if (!blocks)
+	void **more = realloc(held, (nheld + nfresh) * sizeof(*held));
+	if (!more)
 		return -1;
+	held = more;
 	double t0 = bench_thread_cpu_now();
 	for (size_t i = 0; i < nfresh; i++)
-		if (!(blocks[i] = calloc_use(bytes, 0)))
+		if (!(held[nheld++] = calloc_use(bytes, 0)))
 			return -1;
-	double t = bench_thread_cpu_now() - t0;
-	for (size_t i = 0; i < nfresh; i++)
-		free(blocks[i]);
-	free(blocks);
-	return bench_gbs(bytes * nfresh, t);
+	return bench_gbs(bytes * nfresh, bench_thread_cpu_now() - t0);
 }
 
 /* GB/s of calloc_use + free of the same size, after one untimed pass. CLOCK_THREAD_CPUTIME_ID
@@ -115,10 +127,14 @@ int bench_calloc_worker(const char *spec)
 	/* one-time start-up (the allocator's, clearpages' dispatch) stays out of the figures:
 	 * a block of a size class no default size uses */
 	free(calloc(1, 5000));
+	dprintf(3, "libc %s\n", gnu_get_libc_version());
 	char cmd;
 	while (read(4, &cmd, 1) == 1) {
+		if (cmd != CALLOC_CMD_FRESH && held)
+			release_fresh();
 		double gbs = cmd == CALLOC_CMD_FRESH ? work_fresh(size, quick)
-			   : cmd == CALLOC_CMD_REUSED || cmd == CALLOC_CMD_WRITE ? work_reused(size, quick, cmd == CALLOC_CMD_WRITE)
+			   : cmd == CALLOC_CMD_REUSED || cmd == CALLOC_CMD_WRITE
+			   ? work_reused(size, quick, cmd == CALLOC_CMD_WRITE)
 			   : cmd == CALLOC_CMD_CHURN ? work_churn(quick) : -1;
 		if (gbs < 0)
 			return 1;

@@ -100,7 +100,11 @@ size_t bench_contenders(const struct bench_opts *opts, int with_baselines,
  * (0: one call), in ascending or descending address order. */
 void bench_contender_batched(struct bench_contender *c, const struct cp_kernel *k,
 			     size_t batch_bytes, int descending);
-/* The memset of a second libc (Debian 13's glibc, scripts/trixie-libc.sh) in a
+/* Debian 13's loader and library folder (bench/trixie-libc.sh), to run this binary under the
+ * other libc: 1 if there, 0 if not fetched or under emulation. */
+int bench_libc2_loader(const struct bench_opts *opts, char *loader, size_t loader_len,
+		       char *lib, size_t lib_len);
+/* The memset of a second libc (Debian 13's glibc, bench/trixie-libc.sh) in a
  * helper process, timed the same way; 0 when that libc is not there. The
  * name says which libc ("memset_2.41"). bench_libc_helper_main is the helper. */
 int bench_memset_other_libc(const struct bench_opts *opts, struct bench_contender *c);

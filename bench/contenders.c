@@ -225,19 +225,26 @@ static void libc2_dir(const struct bench_opts *opts, char *dir, size_t len)
 	snprintf(dir, len, "%.3000s/../../.deps/trixie-libc", exe);
 }
 
-int bench_memset_other_libc(const struct bench_opts *opts, struct bench_contender *c)
+int bench_libc2_loader(const struct bench_opts *opts, char *loader, size_t loader_len,
+		       char *lib, size_t lib_len)
 {
 #if defined(__x86_64__)
 	static const char loader_name[] = "ld-linux-x86-64.so.2", triplet[] = "x86_64-linux-gnu";
 #else
 	static const char loader_name[] = "ld-linux-aarch64.so.1", triplet[] = "aarch64-linux-gnu";
 #endif
-	char dir[PATH_MAX], lib[PATH_MAX + 64], loader[PATH_MAX + 96], exe[PATH_MAX];
+	char dir[PATH_MAX];
 	libc2_dir(opts, dir, sizeof(dir));
-	snprintf(lib, sizeof(lib), "%s/usr/lib/%s", dir, triplet);
-	snprintf(loader, sizeof(loader), "%s/%s", lib, loader_name);
+	snprintf(lib, lib_len, "%.3000s/usr/lib/%s", dir, triplet);
+	snprintf(loader, loader_len, "%.3100s/%s", lib, loader_name);
+	return !opts->emulated && !access(loader, X_OK);
+}
+
+int bench_memset_other_libc(const struct bench_opts *opts, struct bench_contender *c)
+{
+	char lib[PATH_MAX + 64], loader[PATH_MAX + 96], exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0 || access(loader, X_OK) || opts->emulated)
+	if (n <= 0 || !bench_libc2_loader(opts, loader, sizeof(loader), lib, sizeof(lib)))
 		return 0;
 	exe[n] = '\0';
 	if (to_helper < 0) {

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # mimalloc as a real consumer (consumers/mimalloc/): Debian 12's mimalloc 2.0.9, fetched into
-# .deps/mimalloc/ with a scratch apt configuration, patched to zero blocks of 4 KiB or more
+# .deps/mimalloc/ with a scratch apt configuration, patched to zero blocks of 64 KiB or more
 # through cp_clear (the drop-in clearpages.o linked in), built with its own CMake.
 #   make consumer-mimalloc        stock and patched builds in $(BUILD)/mimalloc/{stock,patched}
 #   make test-consumer-mimalloc   mimalloc's tests + calloc-check on the patched build and the
