@@ -219,8 +219,8 @@ static void ratio_cells(struct bench_table *t, const double *num, const double *
 	bench_cell_str(t, cell);
 }
 
-/* Measurements per round of each mode: fewer where one takes seconds; fresh blocks are held
- * by the worker until its round's reuse starts, so past 16 MiB one of them a round. */
+/* Measurements per round of each mode: fewer where one takes seconds; fresh ones as many up
+ * to CALLOC_FRESH_HOLD_MAX (the worker holds them), one a round beyond. */
 static size_t reps_of(size_t size, int quick)
 {
 	return quick ? 2 : size > ((size_t)16 << 20) ? 3 : 5;
@@ -228,7 +228,7 @@ static size_t reps_of(size_t size, int quick)
 
 static size_t fresh_reps_of(size_t size, int quick)
 {
-	return size > ((size_t)16 << 20) ? 1 : reps_of(size, quick);
+	return size > CALLOC_FRESH_HOLD_MAX ? 1 : reps_of(size, quick);
 }
 
 /* Samples per allocator of each mode, fresh_reps_of and reps_of a round. */

@@ -12,6 +12,10 @@
 #define CALLOC_CMD_WRITE  'w'    /* the same, the caller writing the whole block */
 #define CALLOC_CMD_CHURN  'c'    /* mixed sizes, 64 live slots */
 #define CALLOC_CHURN_MAX  ((size_t)16 << 20)
+/* Fresh blocks up to this size are held until the reuse starts (several fresh samples a
+ * round); larger ones are freed at once, one sample a round: a worker holding 1 GiB would make
+ * the next worker's new memory slower to back on the VM host, which is not the allocator. */
+#define CALLOC_FRESH_HOLD_MAX ((size_t)16 << 20)
 
 /* The worker: WORKER_ENV = "SIZE QUICK MI"; commands on fd 4, one GB/s line each on fd 3,
  * until fd 4 closes. 0, or 1 on a failure, 2 on a bad spec. */

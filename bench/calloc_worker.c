@@ -50,8 +50,8 @@ static void release_fresh(void)
 	nheld = 0;
 }
 
-/* GB/s of fresh blocks, calloc'ed and kept: mimalloc's segments and glibc's heap or mmap
- * are new. The parent sends these before any other command. -1 on failure. */
+/* GB/s of fresh blocks, calloc'ed and kept (up to CALLOC_FRESH_HOLD_MAX): mimalloc's
+ * segments and glibc's heap or mmap are new. Sent before any other command. -1 on failure. */
 static double work_fresh(size_t bytes, int quick)
 {
 	size_t nfresh = budget_of(quick) / bytes ? budget_of(quick) / bytes : 1;
@@ -63,7 +63,10 @@ static double work_fresh(size_t bytes, int quick)
 	for (size_t i = 0; i < nfresh; i++)
 		if (!(held[nheld++] = calloc_use(bytes, 0)))
 			return -1;
-	return bench_gbs(bytes * nfresh, bench_thread_cpu_now() - t0);
+	double gbs = bench_gbs(bytes * nfresh, bench_thread_cpu_now() - t0);
+	if (bytes > CALLOC_FRESH_HOLD_MAX)
+		release_fresh();
+	return gbs;
 }
 
 /* GB/s of calloc_use + free of the same size, after one untimed pass. CLOCK_THREAD_CPUTIME_ID
