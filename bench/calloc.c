@@ -30,9 +30,6 @@ extern char **environ;
 #define LIBS_ENV     "CLEARBENCH_MIMALLOC"
 #define NALLOC       7             /* glibc, stock, patched, the optional variants, glibc 2 */
 #define NMODES       3             /* fresh, reused, written; the churn row uses mode 0 */
-#define MAX_ROUNDS   64
-#define MAX_REPS     8
-#define MAX_SAMPLES  (MAX_ROUNDS * MAX_REPS)
 
 static const char *const mode_names[NMODES] = { "fresh", "reused", "reused+write" };
 static const char mode_cmds[NMODES] = { CALLOC_CMD_FRESH, CALLOC_CMD_REUSED, CALLOC_CMD_WRITE };
@@ -201,24 +198,6 @@ static size_t find_allocs(const struct bench_opts *opts, struct alloc *a)
 	return find_libc2(opts, a, n);
 }
 
-/* The per-pair ratios num/den: median, and with `spread` their quartiles and min-max. */
-static void ratio_cells(struct bench_table *t, const double *num, const double *den, size_t n,
-			int spread)
-{
-	double q[MAX_SAMPLES];
-	for (size_t i = 0; i < n; i++)
-		q[i] = num[i] / den[i];
-	char cell[40];
-	bench_cell_num(t, bench_median(q, n), "%.3f");
-	if (!spread)
-		return;
-	snprintf(cell, sizeof(cell), "%.2f-%.2f", bench_percentile(q, n, 25),
-		 bench_percentile(q, n, 75));
-	bench_cell_str(t, cell);
-	snprintf(cell, sizeof(cell), "%.2f-%.2f", bench_min(q, n), bench_max(q, n));
-	bench_cell_str(t, cell);
-}
-
 /* Measurements per round of each mode: fewer where one takes seconds; fresh ones as many up
  * to CALLOC_FRESH_HOLD_MAX (the worker holds them), one a round beyond. */
 static size_t reps_of(size_t size, int quick)
@@ -233,7 +212,7 @@ static size_t fresh_reps_of(size_t size, int quick)
 
 /* Samples per allocator of each mode, fresh_reps_of and reps_of a round. */
 struct size_samples {
-	double g[NALLOC][NMODES][MAX_SAMPLES];
+	double g[NALLOC][NMODES][CALLOC_MAX_SAMPLES];
 	size_t n[NMODES];
 };
 
@@ -265,66 +244,6 @@ static int measure_round(const struct alloc *a, size_t na, size_t size, int quic
 	return rc;
 }
 
-/* Clear then write on reused (faulted-in) memory, no allocator: what calloc's caller does
- * next decides between the temporal (hot) and the non-temporal (cold) kernel. */
-enum { CTW_HOT, CTW_COLD, CTW_AUTO, CTW_MEMSET, NCTW };
-
-static void clear_then_write(int how, void *buf, size_t bytes)
-{
-	size_t np = bytes / CP_PAGE_SIZE;
-	if (how == CTW_HOT)
-		cp_clear_pages_hot(buf, np);
-	else if (how == CTW_COLD)
-		cp_clear_pages_cold(buf, np);
-	else if (how == CTW_AUTO)
-		cp_clear(buf, bytes);
-	else
-		bench_memset_zero(buf, bytes);
-	memset(buf, 0x5a, bytes);
-}
-
-static struct bench_table *ctw_table(const struct bench_opts *opts, const size_t *sizes,
-				     size_t nsizes, size_t rounds)
-{
-	static const char *const cols[] = { "block", "hot", "cold", "cp_clear", "memset",
-					    "hot/cold", "hot/cold q1-q3", "hot/cold min-max" };
-	size_t top = 0, budget = opts->quick ? (8u << 20) : (64u << 20);
-	for (size_t i = 0; i < nsizes; i++)
-		top = sizes[i] > top ? sizes[i] : top;
-	unsigned char *buf = top ? bench_map(top) : NULL;
-	if (!buf)
-		return NULL;
-	struct bench_table *t = bench_table_new("clear then write (reused memory, no allocator): "
-						"GB/s of the clear + write, median", BT_TEXT | BT_DATA,
-						8, cols);
-	uint64_t rng = 0x853c49e6748fea9bull;
-	for (size_t si = 0; si < nsizes; si++) {
-		size_t bytes = sizes[si], reps = budget / bytes ? budget / bytes : 1;
-		double g[NCTW][MAX_ROUNDS];
-		size_t order[NCTW] = { 0, 1, 2, 3 };
-		if (!bytes)
-			continue;
-		for (size_t r = 0; r < rounds; r++) {
-			bench_shuffle(order, NCTW, &rng);
-			for (size_t i = 0; i < NCTW; i++) {
-				clear_then_write((int)order[i], buf, bytes);   /* warm-up */
-				double t0 = bench_thread_cpu_now();
-				for (size_t k = 0; k < reps; k++)
-					clear_then_write((int)order[i], buf, bytes);
-				g[order[i]][r] = bench_gbs(bytes * reps, bench_thread_cpu_now() - t0);
-			}
-		}
-		char blk[16];
-		bench_table_row(t);
-		bench_cell_str(t, bench_size_str(bytes, blk, sizeof(blk)));
-		for (size_t i = 0; i < NCTW; i++)
-			bench_cell_num(t, bench_median(g[i], rounds), "%.2f");
-		ratio_cells(t, g[CTW_HOT], g[CTW_COLD], rounds, 1);
-	}
-	bench_unmap(buf, top);
-	return t;
-}
-
 int bench_calloc(const struct bench_opts *opts)
 {
 	const char *spec = getenv(CALLOC_WORKER_ENV);
@@ -345,7 +264,7 @@ int bench_calloc(const struct bench_opts *opts)
 		memcpy(sizes, dflt, sizeof(dflt)), nsizes = sizeof(dflt) / sizeof(dflt[0]);
 	sizes[nsizes++] = 0;   /* the churn row */
 	size_t rounds = opts->rounds ? opts->rounds : opts->quick ? 3 : 5;
-	rounds = rounds > MAX_ROUNDS ? MAX_ROUNDS : rounds;
+	rounds = rounds > CALLOC_MAX_ROUNDS ? CALLOC_MAX_ROUNDS : rounds;
 	signal(SIGPIPE, SIG_IGN);   /* a worker that died is reported, not fatal */
 
 	/* columns: the glibc baselines, stock, patched, the variants */
@@ -390,17 +309,17 @@ int bench_calloc(const struct bench_opts *opts)
 			bench_cell_str(t, sizes[si] ? mode_names[m] : "4K-16M mix");
 			for (size_t i = 0; i < nd; i++)
 				bench_cell_num(t, bench_median(s.g[disp[i]][m], s.n[m]), "%.2f");
-			ratio_cells(t, s.g[A_PATCHED][m], s.g[A_STOCK][m], s.n[m], 1);
+			calloc_ratio_cells(t, s.g[A_PATCHED][m], s.g[A_STOCK][m], s.n[m], 1);
 			for (size_t i = A_OPTIONAL; i < na; i++)
 				if (a[i].variant)
-					ratio_cells(t, s.g[i][m], s.g[A_STOCK][m], s.n[m], 0);
+					calloc_ratio_cells(t, s.g[i][m], s.g[A_STOCK][m], s.n[m], 0);
 		}
 	}
 	if (rc) {
 		bench_table_free(t);
 		return 1;
 	}
-	struct bench_table *ctw = ctw_table(opts, sizes, nsizes, rounds);
+	struct bench_table *ctw = calloc_ctw_table(opts, sizes, nsizes, rounds);
 	if (!ctw) {
 		bench_table_free(t);
 		return 1;

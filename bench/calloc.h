@@ -17,8 +17,21 @@
  * the next worker's new memory slower to back on the VM host, which is not the allocator. */
 #define CALLOC_FRESH_HOLD_MAX ((size_t)16 << 20)
 
+#define CALLOC_MAX_ROUNDS  64
+#define CALLOC_MAX_SAMPLES (CALLOC_MAX_ROUNDS * 8)   /* rounds x the most samples a round */
+
 /* The worker: WORKER_ENV = "SIZE QUICK MI"; commands on fd 4, one GB/s line each on fd 3,
  * until fd 4 closes. 0, or 1 on a failure, 2 on a bad spec. */
 int bench_calloc_worker(const char *spec);
+
+struct bench_table;
+struct bench_opts;
+/* Cells of the ratios num[i] / den[i] of n pairs: median, and with `spread` the quartiles and
+ * min-max. */
+void calloc_ratio_cells(struct bench_table *t, const double *num, const double *den, size_t n,
+			int spread);
+/* The clear-then-write table over sizes[] (0 entries skipped), rounds each. */
+struct bench_table *calloc_ctw_table(const struct bench_opts *opts, const size_t *sizes,
+				     size_t nsizes, size_t rounds);
 
 #endif
