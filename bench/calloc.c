@@ -38,7 +38,7 @@ static const char mode_cmds[NMODES] = { CALLOC_CMD_FRESH, CALLOC_CMD_REUSED, CAL
 enum { A_GLIBC, A_STOCK, A_PATCHED, A_OPTIONAL };
 
 struct alloc {
-	char name[32];
+	char name[64];
 	int variant;               /* a patched-mimalloc variant: a ratio column of its own */
 	char lib[4096];            /* LD_PRELOAD value; empty for glibc */
 	char loader[PATH_MAX + 96];    /* the other glibc's ld.so, or empty */
@@ -52,10 +52,7 @@ struct child {
 	pid_t pid;
 	int cmd_fd;                /* the worker's fd 4 */
 	FILE *results;             /* the worker's fd 3 */
-	char libc[16];             /* the glibc version it runs on */
 };
-
-static int child_finish(struct child *c);
 
 /* Start one worker: this binary with `a`'s library preloaded, waiting for commands. Every
  * pipe end is close-on-exec, so a worker holds only its own two (dup2 onto 3 and 4). */
@@ -110,12 +107,6 @@ static int child_start(struct child *c, const struct alloc *a, size_t size, int 
 	c->results = fdopen(res[0], "r");
 	if (!c->results)
 		return close(res[0]), close(cmd[1]), perror("calloc: fdopen"), 1;
-	/* the worker says which glibc it runs on once it is up */
-	char line[64];
-	if (!fgets(line, sizeof(line), c->results) || sscanf(line, "libc %15s", c->libc) != 1) {
-		child_finish(c);
-		return fprintf(stderr, "calloc: the %s worker did not start\n", a->name), 1;
-	}
 	return 0;
 }
 
@@ -142,21 +133,17 @@ static int child_finish(struct child *c)
 }
 
 /* The second glibc baseline (Debian 13's, make bench-libc) as a[n] when it is there and is
- * not this process's glibc: a worker started through its loader names its version. */
+ * not this process's glibc: the sweep's memset helper under it says which it is. */
 static size_t find_libc2(const struct bench_opts *opts, struct alloc *a, size_t n)
 {
-	struct child c;
+	struct bench_contender other;
 	memset(&a[n], 0, sizeof(a[n]));
-	if (!bench_libc2_loader(opts, a[n].loader, sizeof(a[n].loader), a[n].libdir,
-				sizeof(a[n].libdir)))
+	int there = bench_memset_other_libc(opts, &other);   /* named "memset_<version>" */
+	bench_memset_other_libc_stop();
+	if (!there || !bench_libc2_loader(opts, a[n].loader, sizeof(a[n].loader), a[n].libdir,
+					  sizeof(a[n].libdir)))
 		return n;
-	snprintf(a[n].name, sizeof(a[n].name), "glibc 2");
-	if (child_start(&c, &a[n], 4096, 1))
-		return n;
-	int same = !strcmp(c.libc, bench_libc_version());
-	snprintf(a[n].name, sizeof(a[n].name), "glibc_%s", c.libc);
-	if (child_finish(&c) || same)
-		return n;
+	snprintf(a[n].name, sizeof(a[n].name), "glibc_%s", other.name + strlen("memset_"));
 	return n + 1;
 }
 

@@ -5,7 +5,6 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <gnu/libc-version.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include "clearbench.h"
@@ -130,7 +129,6 @@ int bench_calloc_worker(const char *spec)
 	/* one-time start-up (the allocator's, clearpages' dispatch) stays out of the figures:
 	 * a block of a size class no default size uses */
 	free(calloc(1, 5000));
-	dprintf(3, "libc %s\n", gnu_get_libc_version());
 	char cmd;
 	while (read(4, &cmd, 1) == 1) {
 		if (cmd != CALLOC_CMD_FRESH && held)
