@@ -189,7 +189,7 @@ static size_t find_allocs(const struct bench_opts *opts, struct alloc *a)
  * to CALLOC_FRESH_HOLD_MAX (the worker holds them), one a round beyond. */
 static size_t reps_of(size_t size, int quick)
 {
-	return quick ? 2 : size > ((size_t)16 << 20) ? 3 : 5;
+	return quick ? 2 : size > ((size_t)16 << 20) ? 3 : CALLOC_MAX_REPS;
 }
 
 static size_t fresh_reps_of(size_t size, int quick)

@@ -18,7 +18,8 @@
 #define CALLOC_FRESH_HOLD_MAX ((size_t)16 << 20)
 
 #define CALLOC_MAX_ROUNDS  64
-#define CALLOC_MAX_SAMPLES (CALLOC_MAX_ROUNDS * 8)   /* rounds x the most samples a round */
+#define CALLOC_MAX_REPS    5     /* samples a round of one mode, the most (blocks up to 16 MiB) */
+#define CALLOC_MAX_SAMPLES (CALLOC_MAX_ROUNDS * CALLOC_MAX_REPS)
 
 /* The worker: WORKER_ENV = "SIZE QUICK MI"; commands on fd 4, one GB/s line each on fd 3,
  * until fd 4 closes. 0, or 1 on a failure, 2 on a bad spec. */
