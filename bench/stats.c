@@ -9,18 +9,21 @@
 #include <time.h>
 #include "clearbench.h"
 
-double bench_now(void)
+static double clock_seconds(clockid_t clock)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+double bench_now(void)
+{
+	return clock_seconds(CLOCK_MONOTONIC);
 }
 
 double bench_thread_cpu_now(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return clock_seconds(CLOCK_THREAD_CPUTIME_ID);
 }
 
 static int cmp_double(const void *a, const void *b)
