@@ -1,12 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * One-time initialisation, the only place that reads the environment, files
- * or writes messages: detect the CPU, mask CLEARPAGES_DISABLE, build the
- * kernel list, select the policy (CLEARPAGES_PROFILE, else the machine-wide
- * profile, else the built-in profile or the generic rule), publish it.
- * Thread-safe (pthread_once); cp_set_profile reads and parses with no lock
- * held and takes one only around the publication, whose atfork handlers are
- * registered here, before any use.
+ * or writes messages, and the publication of states.
+ *
+ * First use (pthread_once): detect the CPU, read the environment, decide the
+ * default state into `initial` (static: no heap), then the profile if one is
+ * named or installed (into `initial_profile`, also static), and publish one
+ * of the two. Nothing is published until it is whole.
+ *
+ * cp_set_profile reads and parses with no lock held, decides the new state
+ * privately, and takes publish_lock only to publish it. States are kept for
+ * the life of the process (a reader may hold the old pointer: nothing tells
+ * when it is done): identical ones are published again rather than copied,
+ * and at most MAX_STATES distinct ones are made; past that cp_set_profile
+ * returns -ENOMEM and the policy stays as it is. Each costs one allocation of
+ * about 1.6 KiB plus its source string.
+ *
+ * fork(): publish_lock's handlers are registered once, by a constructor (or
+ * the first call, if it runs before the constructors), never inside the once
+ * routine: glibc re-runs that routine in a child forked while it ran, and a
+ * second registration made the child's next fork take the lock twice.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,17 +42,37 @@
  * be steered to another file). */
 const char *cp__system_profile_path = CP_SYSCONFDIR "/clearpages/profile";
 #define SOURCE_MAX 4200               /* "system:" + a path */
+#define MAX_STATES 256                /* distinct states published: at most ~1 MiB */
 
-struct cp__state cp__the_state;
-int cp__ready;
+const struct cp__state *cp__current;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-/* Serialises publications (two cp_set_profile calls must not interleave their
- * stores). Held only for a few stores, never across I/O. */
+static struct cp__state initial, initial_profile;
+static char initial_profile_source[SOURCE_MAX];
+/* The first use reads a profile file into this (no heap): it runs once, and
+ * cp_set_profile, which mallocs its own, waits for it to finish first. */
+static char initial_text[CP__PROFILE_MAX_BYTES + 1];
+static int quiet;
+
+/* Serialises publications and guards the list of kept states. Held only for
+ * a few loads and stores, never across I/O. */
 static pthread_mutex_t publish_lock = PTHREAD_MUTEX_INITIALIZER;
-/* cp_policy_source() strings: a publication writes the buffer not in use. */
-static char source_buf[2][SOURCE_MAX];
-static unsigned source_next;
-static char default_source[48];
+static const struct cp__state *kept;   /* newest first, through ->older */
+static unsigned nkept;
+
+static void atfork_prepare(void) { pthread_mutex_lock(&publish_lock); }
+static void atfork_release(void) { pthread_mutex_unlock(&publish_lock); }
+static int atfork_registered;
+/* An exchange, not a pthread_once: a child forked inside a once routine runs
+ * it again, and the handlers must never be registered twice. */
+static void register_atfork(void)
+{
+	if (!__atomic_exchange_n(&atfork_registered, 1, __ATOMIC_ACQ_REL))
+		pthread_atfork(atfork_prepare, atfork_release, atfork_release);
+}
+__attribute__((constructor)) static void init_fork_safe(void)
+{
+	register_atfork();
+}
 
 static const char *env(const char *name)
 {
@@ -54,7 +87,7 @@ static const char *env(const char *name)
 /* One line on stderr, prefixed "clearpages: ", unless CLEARPAGES_QUIET=1. */
 static void __attribute__((format(printf, 1, 2))) msg(const char *fmt, ...)
 {
-	if (cp__the_state.quiet)
+	if (quiet)
 		return;
 	char line[SOURCE_MAX + 256];
 	va_list ap;
@@ -74,40 +107,26 @@ static void disable_unknown(const char *tok, size_t len, void *ctx)
 	msg("CLEARPAGES_DISABLE: unknown feature '%.*s' ignored", (int)len, tok);
 }
 
-/* Selection inputs from the state; the profile, if any, from the caller. */
-static struct cp__select_in select_in(const struct cp__profile *profile,
-				      const struct cp__select_in *overrides)
-{
-	struct cp__select_in in = *overrides;
-	in.profile = profile;
-	return in;
-}
-static struct cp__select_in overrides;   /* cpu, kernels, NT threshold, forced */
-
-/* Read, parse and check a profile file against this CPU. 0, -ENOENT or
- * -EINVAL; why/line say what was wrong (line 0: the file as a whole). */
-static int profile_read(const char *path, int trusted, struct cp__profile *out,
+/* Read (into text, cap bytes), parse and check a profile file against base's
+ * CPU. 0, -ENOENT or -EINVAL; why/line say what was wrong (line 0: the file
+ * as a whole). */
+static int profile_read(const struct cp__state *base, const char *path, int trusted,
+			char *text, size_t cap, struct cp__profile *out,
 			struct cp__profile_error *err)
 {
-	size_t cap = CP__PROFILE_MAX_BYTES + 1, len;
-	char *text = malloc(cap);
+	size_t len;
 	err->line = 0;
-	if (!text) {
-		err->why = "out of memory";
-		return -EINVAL;
-	}
 	int r = cp__profile_file_read(path, text, cap, &len, trusted);
 	if (r == -EINVAL)
 		err->why = trusted ? "not a root-owned file that only root may write, larger than "
 				     "16 KiB, or changed while read (install profiles by rename)"
 				   : "larger than 16 KiB, or changed while read (install profiles by rename)";
-	if (!r && cp__profile_parse(text, len, &cp__the_state.kernels, out, err))
+	if (!r && cp__profile_parse(text, len, &base->kernels, out, err))
 		r = -EINVAL;
-	free(text);
-	if (!r && !cp__profile_cpu_matches(out, &cp__the_state.cpu)) {
+	if (!r && !cp__profile_cpu_matches(out, &base->cpu)) {
 		struct cp__profile_cpu here;
 		char a[96], b[96];
-		cp__profile_cpu_of(&cp__the_state.cpu, &here);
+		cp__profile_cpu_of(&base->cpu, &here);
 		cp__profile_cpu_describe(&out->cpu, a, sizeof(a));
 		cp__profile_cpu_describe(&here, b, sizeof(b));
 		snprintf(err->detail, sizeof(err->detail), "measured on %s, this CPU is %s", a, b);
@@ -117,29 +136,14 @@ static int profile_read(const char *path, int trusted, struct cp__profile *out,
 	return r;
 }
 
-/* The policy of a checked profile, published with its source "PREFIX:PATH"
- * (at init and from cp_set_profile alike). */
-static void publish_profile(const struct cp__profile *pr, const char *prefix, const char *path)
-{
-	struct cp__select_in in = select_in(pr, &overrides);
-	struct cp__policy p;
-	cp__select(&in, &p);
-	/* The source buffer not in use: a reader of the previous string keeps it
-	 * until the publication after this one. */
-	pthread_mutex_lock(&publish_lock);
-	char *buf = source_buf[source_next++ & 1];
-	snprintf(buf, SOURCE_MAX, "%s:%s", prefix, path);
-	pthread_mutex_unlock(&publish_lock);
-	cp__policy_publish(&p, buf);
-}
-
-/* The init-time profile sources, in order; 1 when one was applied. */
-static int load_profile_at_init(const char *var_or_kind, const char *path, int trusted,
-				const char *prefix)
+/* The init-time profile sources, in order: 1 when one was decided into
+ * initial_profile. */
+static int profile_at_init(const char *var_or_kind, const char *path, int trusted,
+			   const char *prefix)
 {
 	struct cp__profile pr;
 	struct cp__profile_error err;
-	int r = profile_read(path, trusted, &pr, &err);
+	int r = profile_read(&initial, path, trusted, initial_text, sizeof(initial_text), &pr, &err);
 	if (r == -ENOENT) {
 		if (!trusted)   /* a missing system profile is the normal case */
 			msg("%s: '%s' is missing or unreadable; ignored", var_or_kind, path);
@@ -152,32 +156,21 @@ static int load_profile_at_init(const char *var_or_kind, const char *path, int t
 			msg("%s: '%s': %s; ignored", var_or_kind, path, err.why);
 		return 0;
 	}
-	publish_profile(&pr, prefix, path);
+	cp__state_with_profile(&initial, &pr, &initial_profile);
+	snprintf(initial_profile_source, sizeof(initial_profile_source), "%s:%s", prefix, path);
+	initial_profile.source = initial_profile_source;
 	return 1;
 }
 
-static void atfork_prepare(void) { pthread_mutex_lock(&publish_lock); }
-static void atfork_release(void) { pthread_mutex_unlock(&publish_lock); }
-
-static void init(void)
+static void read_environment(struct cp__decide_in *in)
 {
-	struct cp__state *s = &cp__the_state;
-	/* before the first publication: a fork never copies the lock held */
-	pthread_atfork(atfork_prepare, atfork_release, atfork_release);
-	const char *quiet = env("CLEARPAGES_QUIET");
-	s->quiet = quiet && !strcmp(quiet, "1");
-	if (quiet && strcmp(quiet, "0") && strcmp(quiet, "1"))
-		msg("CLEARPAGES_QUIET: bad value '%s' ignored (use 0 or 1)", quiet);
-
-	cp__cpu_detect(&s->cpu);
-	s->features = s->cpu.features;
+	const char *q = env("CLEARPAGES_QUIET");
+	quiet = in->quiet = q && !strcmp(q, "1");
+	if (q && strcmp(q, "0") && strcmp(q, "1"))
+		msg("CLEARPAGES_QUIET: bad value '%s' ignored (use 0 or 1)", q);
 	const char *disable = env("CLEARPAGES_DISABLE");
 	if (disable)
-		s->features &= ~cp__disable_parse(disable, disable_unknown, NULL);
-	cp__registry_build(s->features, &s->kernels);
-
-	overrides.cpu = &s->cpu;
-	overrides.usable = &s->kernels;
+		in->disable = cp__disable_parse(disable, disable_unknown, NULL);
 	const char *nt = env("CLEARPAGES_NT_THRESHOLD");
 	if (nt) {
 		size_t bytes;
@@ -185,64 +178,114 @@ static void init(void)
 			msg("CLEARPAGES_NT_THRESHOLD: bad value '%s' ignored "
 			    "(bytes, optional k/M/G suffix)", nt);
 		else {  /* round up: an extent of at least `bytes` goes non-temporal */
-			overrides.has_nt_threshold = 1;
-			overrides.nt_threshold_pages = bytes / CP_PAGE_SIZE +
-						       (bytes % CP_PAGE_SIZE != 0);
+			in->has_nt_threshold = 1;
+			in->nt_threshold_pages = bytes / CP_PAGE_SIZE + (bytes % CP_PAGE_SIZE != 0);
 		}
 	}
-	const char *name = env("CLEARPAGES_KERNEL");
-	if (name) {
-		s->forced = cp__list_find(&s->kernels, name);
-		if (!s->forced)
-			msg("CLEARPAGES_KERNEL: '%s' is not a usable kernel here; ignored", name);
-		overrides.forced = s->forced;
-	}
+	in->forced_name = env("CLEARPAGES_KERNEL");
+}
 
-	struct cp__select_in in = select_in(NULL, &overrides);
-	const struct cp__builtin *b = cp__select(&in, &s->defaults);
-	snprintf(default_source, sizeof(default_source), b ? "builtin:%s" : "generic",
-		 b ? b->uarch : "");
-	s->default_source = default_source;
-	cp__policy_publish(&s->defaults, default_source);
+/* s joins the kept states (publish_lock held): never freed from now on. */
+static void keep_locked(struct cp__state *s)
+{
+	s->older = kept;
+	kept = s;
+	nkept++;
+}
+
+static void init(void)
+{
+	register_atfork();     /* a call made before the constructors ran */
+	struct cp__cpu cpu;
+	struct cp__decide_in in = { .cpu = &cpu };
+	read_environment(&in);
+	cp__cpu_detect(&cpu);
+	if (cp__state_decide(&in, &initial))
+		msg("CLEARPAGES_KERNEL: '%s' is not a usable kernel here; ignored", in.forced_name);
 
 	const char *profile = env("CLEARPAGES_PROFILE");
-	if (!profile || !load_profile_at_init("CLEARPAGES_PROFILE", profile, 0, "env"))
-		load_profile_at_init("system profile", cp__system_profile_path, 1, "system");
-	__atomic_store_n(&cp__ready, 1, __ATOMIC_RELEASE);
+	int loaded = profile && profile_at_init("CLEARPAGES_PROFILE", profile, 0, "env");
+	if (!loaded)
+		loaded = profile_at_init("system profile", cp__system_profile_path, 1, "system");
+	pthread_mutex_lock(&publish_lock);
+	keep_locked(&initial);
+	if (loaded)
+		keep_locked(&initial_profile);
+	__atomic_store_n(&cp__current, loaded ? &initial_profile : &initial, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&publish_lock);
 }
 
 const struct cp__state *cp__state_slow(void)
 {
 	pthread_once(&once, init);
-	return &cp__the_state;
+	return __atomic_load_n(&cp__current, __ATOMIC_ACQUIRE);
 }
 
-void cp__policy_publish(const struct cp__policy *p, const char *source)
+/* A kept state with this policy and source, or NULL (publish_lock held). */
+static const struct cp__state *kept_same(const struct cp__policy *p, const char *source)
 {
+	for (const struct cp__state *s = kept; s; s = s->older)
+		if (!memcmp(&s->policy, p, sizeof(*p)) && !strcmp(s->source, source))
+			return s;
+	return NULL;
+}
+
+/* Publish base with policy p and the given source: an identical kept state
+ * again, else a new one. 0 or -ENOMEM, nothing changed. */
+static int publish(const struct cp__state *base, const struct cp__policy *p, const char *source)
+{
+	size_t len = strlen(source) + 1;
+	struct cp__state *s = malloc(sizeof(*s) + len);
+	if (s) {
+		*s = *base;
+		s->policy = *p;
+		s->source = memcpy((char *)(s + 1), source, len);
+	}
 	pthread_mutex_lock(&publish_lock);
-	cp__policy_store(&cp__the_state.policy, p);
-	__atomic_store_n(&cp__the_state.source, source, __ATOMIC_RELEASE);
+	const struct cp__state *same = kept_same(p, source);
+	int r = 0;
+	if (!same && s && nkept < MAX_STATES) {
+		keep_locked(s);
+		same = s;
+		s = NULL;
+	}
+	if (same)
+		__atomic_store_n(&cp__current, same, __ATOMIC_RELEASE);
+	else
+		r = -ENOMEM;
 	pthread_mutex_unlock(&publish_lock);
+	free(s);
+	return r;
+}
+
+int cp__policy_publish(const struct cp__policy *policy, const char *source)
+{
+	return publish(cp__state(), policy, source);
 }
 
 int cp_set_profile(const char *path)
 {
-	const struct cp__state *s = cp__state();
-	if (!path) {
-		cp__policy_publish(&s->defaults, s->default_source);
-		return 0;
-	}
+	const struct cp__state *base = cp__state();
+	if (!path)
+		return publish(&initial, &initial.policy, initial.source);
 	struct cp__profile pr;
 	struct cp__profile_error err;
-	int r = profile_read(path, 0, &pr, &err);
+	size_t cap = CP__PROFILE_MAX_BYTES + 1;
+	char *text = malloc(cap);
+	if (!text)
+		return -ENOMEM;
+	int r = profile_read(base, path, 0, text, cap, &pr, &err);
+	free(text);
 	if (r)
 		return r;
-	publish_profile(&pr, "env", path);
-	return 0;
+	struct cp__state next;
+	cp__state_with_profile(base, &pr, &next);
+	char source[SOURCE_MAX];
+	snprintf(source, sizeof(source), "env:%s", path);
+	return publish(base, &next.policy, source);
 }
 
 const char *cp_policy_source(void)
 {
-	cp__state();
-	return __atomic_load_n(&cp__the_state.source, __ATOMIC_ACQUIRE);
+	return cp__state()->source;
 }

@@ -5,7 +5,8 @@
  *   any   cp_clear_pages, cp_clear's body, the huge orders' far ranges
  *   hot   temporal kernels only: cp_clear_pages_hot, the hot range
  *   cold  non-temporal kernels only: cp_clear_pages_cold
- * plus the parallel split. Built by common/select.c, published by init.
+ * plus the parallel split. Built by common/select.c; part of the published
+ * state (common/state.h), so never written once a reader can see it.
  */
 #ifndef CP_POLICY_H
 #define CP_POLICY_H
@@ -23,9 +24,8 @@ struct cp__band {
 	const struct cp_kernel *kernel;
 };
 
-/* Every slot always holds a valid kernel (unused ones repeat the last band's,
- * from CP__BAND_UNUSED), so a reader racing a profile change sees old or new
- * words, each of them a kernel that runs here. */
+/* Every slot holds a kernel (unused ones repeat the last band's, from
+ * CP__BAND_UNUSED), so the lookup needs no count. */
 struct cp__bands {
 	struct cp__band band[CP__MAX_BANDS];
 };
@@ -41,28 +41,9 @@ struct cp__policy {
 static inline const struct cp_kernel *cp__bands_pick(const struct cp__bands *b, size_t npages)
 {
 	unsigned i = 0;
-	while (i + 1 < CP__MAX_BANDS &&
-	       npages >= __atomic_load_n(&b->band[i + 1].from_pages, __ATOMIC_RELAXED))
+	while (i + 1 < CP__MAX_BANDS && npages >= b->band[i + 1].from_pages)
 		i++;
-	return __atomic_load_n(&b->band[i].kernel, __ATOMIC_RELAXED);
-}
-
-/* Copy a policy into the one the calls read: each field is one aligned word
- * and every slot a valid kernel, so a racing reader sees old or new kernels,
- * every one of which runs here. Serialising publishers is the caller's job. */
-static inline void cp__policy_store(struct cp__policy *to, const struct cp__policy *from)
-{
-	const struct cp__bands *src[3] = { &from->any, &from->hot, &from->cold };
-	struct cp__bands *dst[3] = { &to->any, &to->hot, &to->cold };
-	for (unsigned l = 0; l < 3; l++)
-		for (unsigned i = 0; i < CP__MAX_BANDS; i++) {
-			__atomic_store_n(&dst[l]->band[i].kernel, src[l]->band[i].kernel,
-					 __ATOMIC_RELAXED);
-			__atomic_store_n(&dst[l]->band[i].from_pages, src[l]->band[i].from_pages,
-					 __ATOMIC_RELAXED);
-		}
-	__atomic_store_n(&to->parallel_min_share_pages, from->parallel_min_share_pages,
-			 __ATOMIC_RELAXED);
+	return b->band[i].kernel;
 }
 
 /* Bands in use (1 .. CP__MAX_BANDS). */

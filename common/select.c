@@ -72,6 +72,8 @@ static const struct cp_kernel *fast_string_kernel(const struct cp__select_in *in
 void cp__bands_set(struct cp__bands *b, const struct cp__band *rows, unsigned n)
 {
 	unsigned used = 0;
+	if (n == 0)
+		return;         /* no kernel to fill the list with: left as it was */
 	for (unsigned i = 0; i < n; i++) {
 		if (used && rows[i].kernel == b->band[used - 1].kernel)
 			continue;
@@ -122,11 +124,14 @@ static void derive_hot_cold(const struct cp__select_in *in, struct cp__policy *p
 }
 
 /* A built-in row's kernel, or the generic choice of its class where that
- * kernel is unknown here or disabled. */
+ * kernel is unknown here, disabled, or ranked by features this CPU lacks or
+ * the caller masked (a rep_stosb row under CLEARPAGES_DISABLE=erms,fsrm): the
+ * row was measured with those features. */
 static const struct cp_kernel *builtin_kernel(const struct cp__select_in *in, const char *name)
 {
 	const struct cp_kernel *k = cp__list_find(in->usable, name);
-	if (k)
+	const struct cp__kernel_desc *d = k ? cp__kernel_desc_of(k) : NULL;
+	if (k && !(d && d->ranked_by && !(d->ranked_by & in->cpu->features)))
 		return k;
 	for (size_t i = 0; i < cp__kernel_table_len; i++)
 		if (cp__streq(cp__kernel_table[i].kernel.name, name))

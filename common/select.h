@@ -44,7 +44,7 @@ struct cp__select_in {
  * when the generic rule made them. */
 const struct cp__builtin *cp__select(const struct cp__select_in *in, struct cp__policy *out);
 /* Rows (ascending from 0) into a band list: equal neighbours merged, at most
- * CP__MAX_BANDS, unused slots filled. */
+ * CP__MAX_BANDS, unused slots filled. n == 0 leaves the list as it was. */
 void cp__bands_set(struct cp__bands *b, const struct cp__band *rows, unsigned n);
 /* The built-in profile for a microarchitecture name, or NULL. */
 const struct cp__builtin *cp__builtin_find(const char *uarch);

@@ -1,8 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The published state: what init (common/init.c) decided once, read by the
- * entry points through one acquire load, inline. After the argument checks a
- * call costs a band lookup (one comparison for one page) and an indirect call.
+ * The published state: everything the entry points read, decided once into a
+ * private object and published whole through one pointer (release store,
+ * acquire load). A published state is never written again and never freed,
+ * so a reader that loaded the pointer sees one whole state, old or new, for
+ * as long as it holds it. A profile change publishes a new state; it does not
+ * touch the old one (common/init.c; freestanding: common/freestanding/init.c).
+ *
+ * Cost after the argument checks: the acquire load (a plain load on x86_64,
+ * ldar on arm64), a band lookup (one comparison for one page) and an indirect
+ * call.
  */
 #ifndef CP_STATE_H
 #define CP_STATE_H
@@ -11,36 +18,65 @@
 #include "policy.h"
 #include "registry.h"
 
+struct cp__profile;
+
 struct cp__state {
-	struct cp__cpu cpu;
-	unsigned features;                /* detected minus CLEARPAGES_DISABLE */
+	struct cp__cpu cpu;               /* as detected (or described), unmasked */
+	unsigned features;                /* cpu.features minus CLEARPAGES_DISABLE */
 	int quiet;                        /* CLEARPAGES_QUIET=1 */
+	int has_nt_threshold;             /* CLEARPAGES_NT_THRESHOLD, in pages */
+	size_t nt_threshold_pages;
 	const struct cp_kernel *forced;   /* CLEARPAGES_KERNEL, or NULL */
 	struct cp__kernel_list kernels;   /* usable, cp_kernels() order */
 	struct cp__policy policy;         /* what the calls use */
 	struct cp__policy defaults;       /* built-in or generic, overrides applied */
-	const char *source;               /* cp_policy_source() */
-	const char *default_source;
+	char default_source[48];          /* "builtin:NAME" or "generic" */
+	const char *source;               /* cp_policy_source(): default_source or a profile's */
+	const struct cp__state *older;    /* hosted: the states published before (kept) */
 };
 
-extern struct cp__state cp__the_state __attribute__((visibility("hidden")));
-extern int cp__ready __attribute__((visibility("hidden")));
+/* The state in force; NULL until the first use has published one. */
+extern const struct cp__state *cp__current __attribute__((visibility("hidden")));
 const struct cp__state *cp__state_slow(void);
 static inline const struct cp__state *cp__state(void)
 {
-	if (__builtin_expect(__atomic_load_n(&cp__ready, __ATOMIC_ACQUIRE), 1))
-		return &cp__the_state;
+	const struct cp__state *s = __atomic_load_n(&cp__current, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(s != NULL, 1))
+		return s;
 	return cp__state_slow();
 }
+
+/* Inputs of a decision: the CPU and what the environment (or a freestanding
+ * caller's description) says. */
+struct cp__decide_in {
+	const struct cp__cpu *cpu;
+	unsigned disable;                 /* CP__F_* to mask (CLEARPAGES_DISABLE) */
+	int quiet;
+	int has_nt_threshold;
+	size_t nt_threshold_pages;
+	const char *forced_name;          /* CLEARPAGES_KERNEL, or NULL */
+};
+
+/* Decide a whole state into *out (private to the caller until published):
+ * mask, kernel list, the default policy and its source. Pure (no globals, no
+ * I/O), shared by the hosted and the freestanding init and by the tests.
+ * Returns 0, or 1 when forced_name names no usable kernel (out->forced NULL). */
+int cp__state_decide(const struct cp__decide_in *in, struct cp__state *out);
+
+/* base's policy replaced by that of a profile checked against base's CPU
+ * (selection with base's mask and overrides); everything else copied. */
+void cp__state_with_profile(const struct cp__state *base, const struct cp__profile *pr,
+			    struct cp__state *out);
 
 /* $(SYSCONFDIR)/clearpages/profile, read at initialisation. */
 extern const char *cp__system_profile_path;
 
-/* Replace the policy in use (profiles; tests install recording kernels). The
- * forced kernel is applied by the caller (selection). */
-void cp__policy_publish(const struct cp__policy *policy, const char *source);
+/* Publish the state in force with its policy and source replaced (tests and
+ * clearbench install recording kernels or a mixed policy this way). Hosted
+ * only. Returns 0, or -ENOMEM (cap reached, see init.c) with nothing changed. */
+int cp__policy_publish(const struct cp__policy *policy, const char *source);
 
-/* The three choices, inline. */
+/* The three choices, inline; each reads the state once. */
 static inline const struct cp_kernel *cp__pick(size_t npages)
 {
 	return cp__bands_pick(&cp__state()->policy.any, npages);

@@ -1,79 +1,39 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The initialisation of clearpages-freestanding.o, in place of common/init.c:
- * no locks, no environment, no files, no messages, no TLS. The state is
- * decided once, from detection (CPUID/XGETBV, or the arm64 ID registers
+ * no locks, no heap, no environment, no files, no messages, no TLS. The state
+ * is decided once, from detection (CPUID/XGETBV, or the arm64 ID registers
  * through MRS) or from what cp_freestanding_init() is told, with the
  * built-in profile for the microarchitecture or the generic rule.
  *
- * First use: a caller that finds the state unpublished computes it in place
- * and publishes it with a release store. Callers that race there compute the
- * same bytes from the same CPU (every word they store is one a reader may
- * see, and each is a kernel that runs here), so no lock is needed. Only
- * cp_freestanding_init() claims the state first (a compare-and-swap): a lazy
- * caller that meets its claim waits the few hundred instructions until it
- * publishes, rather than overwrite a described CPU with a detected one.
+ * First use, by any number of CPUs at once (a kernel's CPUs all clearing at
+ * boot): each racer takes a slot of its own from a small static array,
+ * decides into it privately, and offers it with one compare-and-swap of the
+ * published pointer; the first offer wins and every racer then uses the
+ * winner's state. Nobody writes a state another may read, and nobody waits
+ * on another, so an interrupt handler that clears on a CPU interrupted
+ * mid-decision cannot deadlock it. Only when more than FS_SLOTS racers meet
+ * does a racer without a slot wait for the pointer (a few microseconds).
+ * cp_freestanding_init() is a racer that may lose: -EBUSY when first use (or
+ * an earlier call) published first.
  */
 #include <errno.h>
 #include "select.h"
 #include "state.h"
-#include "str.h"
 #if defined(__aarch64__)
 #include "cpu_regs.h"
 #endif
 
-struct cp__state cp__the_state;
-int cp__ready;
+#define FS_SLOTS 4      /* ~1.3 KiB each */
 
-/* Who decides the state: nobody yet, cp_freestanding_init(), or first use. */
-enum { CLAIM_NONE, CLAIM_DESCRIBED, CLAIM_LAZY };
-static int claim;
-static char default_source[48];
-
-static void put(char **p, char *end, const char *s)
-{
-	while (*s && *p + 1 < end)
-		*(*p)++ = *s++;
-	**p = '\0';
-}
+const struct cp__state *cp__current;
+static struct cp__state slots[FS_SLOTS];
+static unsigned slots_taken;
 
 static void disable_unknown(const char *tok, size_t len, void *ctx)
 {
 	(void)tok, (void)len;
 	*(int *)ctx = 1;    /* there is nobody to tell but the caller */
-}
-
-static void decide(const struct cp_cpu_description *desc, unsigned disable)
-{
-	struct cp__state *s = &cp__the_state;
-#if defined(__aarch64__)
-	if (desc && (desc->flags & CP_CPU_DESCRIPTION_REGS))
-		cp__cpu_from_regs(&s->cpu, desc->midr_el1, desc->id_aa64pfr0_el1,
-				  desc->id_aa64isar2_el1, desc->dczid_el0);
-	else
-		cp__cpu_detect(&s->cpu);
-#else
-	(void)desc;
-	cp__cpu_detect(&s->cpu);
-#endif
-	if (desc && desc->l2_bytes)
-		s->cpu.l2_bytes = desc->l2_bytes;
-	if (desc && desc->llc_bytes)
-		s->cpu.llc_bytes = desc->llc_bytes;
-	s->features = s->cpu.features & ~disable;
-	s->quiet = 1;
-	s->forced = NULL;
-	cp__registry_build(s->features, &s->kernels);
-
-	struct cp__select_in in = { .cpu = &s->cpu, .usable = &s->kernels };
-	const struct cp__builtin *b = cp__select(&in, &s->defaults);
-	char *p = default_source;
-	put(&p, default_source + sizeof(default_source), b ? "builtin:" : "generic");
-	if (b)
-		put(&p, default_source + sizeof(default_source), b->uarch);
-	s->default_source = default_source;
-	cp__policy_publish(&s->defaults, default_source);
-	__atomic_store_n(&cp__ready, 1, __ATOMIC_RELEASE);
 }
 
 static void cpu_relax(void)
@@ -85,16 +45,47 @@ static void cpu_relax(void)
 #endif
 }
 
+static void describe(struct cp__cpu *cpu, const struct cp_cpu_description *desc)
+{
+#if defined(__aarch64__)
+	if (desc && (desc->flags & CP_CPU_DESCRIPTION_REGS))
+		cp__cpu_from_regs(cpu, desc->midr_el1, desc->id_aa64pfr0_el1,
+				  desc->id_aa64isar2_el1, desc->dczid_el0);
+	else
+		cp__cpu_detect(cpu);
+#else
+	cp__cpu_detect(cpu);
+#endif
+	if (desc && desc->l2_bytes)
+		cpu->l2_bytes = desc->l2_bytes;
+	if (desc && desc->llc_bytes)
+		cpu->llc_bytes = desc->llc_bytes;
+}
+
+/* Decide into a slot of our own and offer it: 1 when ours was published,
+ * 0 when another state was first. Without a free slot, wait for the winner. */
+static int decide_and_offer(const struct cp_cpu_description *desc, unsigned disable)
+{
+	unsigned i = __atomic_fetch_add(&slots_taken, 1, __ATOMIC_RELAXED);
+	if (i >= FS_SLOTS) {
+		while (!__atomic_load_n(&cp__current, __ATOMIC_ACQUIRE))
+			cpu_relax();
+		return 0;
+	}
+	struct cp__state *mine = &slots[i];
+	struct cp__cpu cpu;
+	describe(&cpu, desc);
+	struct cp__decide_in in = { .cpu = &cpu, .disable = disable, .quiet = 1 };
+	cp__state_decide(&in, mine);
+	const struct cp__state *none = NULL;
+	return __atomic_compare_exchange_n(&cp__current, &none, mine, 0, __ATOMIC_ACQ_REL,
+					   __ATOMIC_ACQUIRE);
+}
+
 const struct cp__state *cp__state_slow(void)
 {
-	int none = CLAIM_NONE;
-	if (__atomic_compare_exchange_n(&claim, &none, CLAIM_LAZY, 0, __ATOMIC_ACQUIRE,
-					__ATOMIC_ACQUIRE) || none == CLAIM_LAZY)
-		decide(NULL, 0);
-	else    /* cp_freestanding_init() is deciding from a description */
-		while (!__atomic_load_n(&cp__ready, __ATOMIC_ACQUIRE))
-			cpu_relax();
-	return &cp__the_state;
+	decide_and_offer(NULL, 0);
+	return __atomic_load_n(&cp__current, __ATOMIC_ACQUIRE);
 }
 
 int cp_freestanding_init(const struct cp_cpu_description *desc)
@@ -113,25 +104,12 @@ int cp_freestanding_init(const struct cp_cpu_description *desc)
 		if (bad)
 			return -EINVAL;
 	}
-	int none = CLAIM_NONE;
-	if (!__atomic_compare_exchange_n(&claim, &none, CLAIM_DESCRIBED, 0, __ATOMIC_ACQUIRE,
-					 __ATOMIC_ACQUIRE))
+	if (__atomic_load_n(&cp__current, __ATOMIC_ACQUIRE))
 		return -EBUSY;
-	decide(desc, disable);
-	return 0;
-}
-
-/* Each field is one aligned word and every slot a valid kernel: a racing
- * reader sees old or new kernels, every one of them runs here. The only
- * publisher is decide() (no profiles here), so no lock serialises it. */
-void cp__policy_publish(const struct cp__policy *p, const char *source)
-{
-	cp__policy_store(&cp__the_state.policy, p);
-	__atomic_store_n(&cp__the_state.source, source, __ATOMIC_RELEASE);
+	return decide_and_offer(desc, disable) ? 0 : -EBUSY;
 }
 
 const char *cp_policy_source(void)
 {
-	cp__state();
-	return __atomic_load_n(&cp__the_state.source, __ATOMIC_ACQUIRE);
+	return cp__state()->source;
 }
