@@ -229,12 +229,14 @@ static void never_read_cut(enum replace_by how, int format)
 	rw.stop = 0;
 	pthread_t writer;
 	cr_assert_eq(pthread_create(&writer, NULL, rewrite_profile, NULL), 0);
-	unsigned loads = test_quick() ? 300 : 3000, accepted = 0, cut = 0;
+	unsigned loads = test_quick() ? 300 : 3000, accepted = 0, cut = 0, seen[2] = { 0, 0 };
 	for (unsigned i = 0; i < loads; i++) {
 		if (cp_set_profile(rw.path))
 			continue;
 		accepted++;
 		struct choice c = choice_now();
+		seen[0] += same_choice(&c, &want[0]);
+		seen[1] += same_choice(&c, &want[1]);
 		cut += !same_choice(&c, &want[0]) && !same_choice(&c, &want[1]);
 	}
 	rw.stop = 1;
@@ -245,6 +247,9 @@ static void never_read_cut(enum replace_by how, int format)
 	unlink(tmp);
 	cr_assert_eq(cut, 0, "%u of %u accepted loads (of %u) took a profile cut short",
 		     cut, accepted, loads);
+	/* and whole files still load: both versions, while the other replaces it */
+	cr_assert(seen[0] && seen[1], "whole files must still load: %u of %u loads accepted, "
+		  "%u of the first version, %u of the second", accepted, loads, seen[0], seen[1]);
 	cr_log_info("%u of %u loads accepted while the profile was replaced", accepted, loads);
 }
 

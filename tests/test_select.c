@@ -41,15 +41,18 @@ struct described {
 	char source[48];             /* "builtin:NAME" or "generic" */
 };
 
-/* Select for a described CPU, optionally masking features as
- * CLEARPAGES_DISABLE would. */
+/* Decide for a described CPU exactly as the library's init does
+ * (cp__state_decide), optionally masking features as CLEARPAGES_DISABLE would. */
 static void select_for(struct described *d, unsigned disabled, const struct cp__profile *pr)
 {
-	cp__registry_build(d->cpu.features & ~disabled, &d->usable);
-	struct cp__select_in in = { &d->cpu, &d->usable, pr, 0, 0, NULL };
-	const struct cp__builtin *b = cp__select(&in, &d->policy);
-	snprintf(d->source, sizeof(d->source), "%s%s", b ? "builtin:" : "generic",
-		 b ? b->uarch : "");
+	struct cp__decide_in in = { .cpu = &d->cpu, .disable = disabled, .quiet = 1 };
+	struct cp__state s;
+	cp__state_decide(&in, &s);
+	if (pr)
+		cp__state_with_profile(&s, pr, &s);
+	d->usable = s.kernels;
+	d->policy = s.policy;
+	snprintf(d->source, sizeof(d->source), "%s", s.default_source);
 }
 
 #define MIB_PAGES(n) ((size_t)(n) << 8)
@@ -110,6 +113,43 @@ Test(select, emerald_rapids)
 	select_for(&d, Z512 | AVX2, NULL);
 	assert_bands("emr -avx512,avx2", "any", &d.policy.any,
 		     BANDS({ 0, "rep_stosb" }, { MIB_PAGES(32), "movnti" }));
+}
+
+/* CLEARPAGES_DISABLE=erms,fsrm masks what selection reads: no band of any
+ * Intel host keeps rep stosb, built-in or generic, and nothing else moves
+ * but the string bands. */
+Test(select, disable_erms_fsrm_moves_the_policy_off_rep_stosb)
+{
+	const unsigned mask = cp__disable_parse("erms,fsrm", NULL, NULL);
+	cr_assert_eq(mask, ERMS | FSRM);
+	const struct { const char *who; unsigned model; size_t llc_mib; } hosts[] = {
+		{ "spr", 0x8f, 480 }, { "emr", 0xcf, 300 }, { "skx", 0x55, 38 },
+		{ "6/167", 0xa7, 480 }, { "haswell", 0x3c, 8 },
+	};
+	for (size_t h = 0; h < sizeof(hosts) / sizeof(hosts[0]); h++) {
+		struct described d = x86("GenuineIntel", 6, hosts[h].model,
+					 ERMS | FSRM | AVX2 | Z512, hosts[h].llc_mib);
+		int had = 0;
+		for (unsigned i = 0; i < CP__MAX_BANDS; i++)
+			had |= !strcmp(d.policy.any.band[i].kernel->name, "rep_stosb");
+		cr_expect(had, "%s: rep_stosb is in the unmasked policy", hosts[h].who);
+		size_t nt_from = cp__policy_nt_from(&d.policy);
+		select_for(&d, mask, NULL);
+		const struct cp__bands *lists[] = { &d.policy.any, &d.policy.hot, &d.policy.cold };
+		for (unsigned l = 0; l < 3; l++)
+			for (unsigned i = 0; i < CP__MAX_BANDS; i++)
+				cr_expect(strcmp(lists[l]->band[i].kernel->name, "rep_stosb"),
+					  "%s: band %u of list %u is rep_stosb with erms,fsrm masked",
+					  hosts[h].who, i, l);
+		cr_expect_eq(cp__policy_nt_from(&d.policy), nt_from, "%s: the crossover moved",
+			     hosts[h].who);
+	}
+	/* the exact bands on Emerald Rapids: the string row takes the generic
+	 * temporal choice (zmm stores), so it merges with the first */
+	struct described emr = x86("GenuineIntel", 6, 0xcf, ERMS | FSRM | AVX2 | Z512, 300);
+	select_for(&emr, mask, NULL);
+	assert_bands("emr -erms,fsrm", "any", &emr.policy.any,
+		     BANDS({ 0, "avx512" }, { MIB_PAGES(32), "avx2_nt" }));
 }
 
 Test(select, amd_zen4_and_zen3)
@@ -281,3 +321,21 @@ Test(select, arm64_models)
 		     BANDS({ 0, "sve" }, { MIB_PAGES(4), "stnp" }));
 }
 #endif
+
+/* No rows: no kernel to fill the list with, so it is left exactly as it was
+ * (it once filled every slot from band[-1]). */
+Test(select, bands_set_with_no_rows_leaves_the_list)
+{
+	struct described d = x86("GenuineIntel", 6, 0xcf, ERMS | FSRM | AVX2 | Z512, 300);
+	struct { struct cp__bands before, list, after; } s;
+	memset(&s.before, 0xa5, sizeof(s.before));
+	memset(&s.after, 0x5a, sizeof(s.after));
+	s.list = d.policy.any;
+	cp__bands_set(&s.list, NULL, 0);
+	cr_assert(!memcmp(&s.list, &d.policy.any, sizeof(s.list)), "the list changed");
+	unsigned char want_before[sizeof(s.before)], want_after[sizeof(s.after)];
+	memset(want_before, 0xa5, sizeof(want_before));
+	memset(want_after, 0x5a, sizeof(want_after));
+	cr_assert(!memcmp(&s.before, want_before, sizeof(want_before)), "wrote before the list");
+	cr_assert(!memcmp(&s.after, want_after, sizeof(want_after)), "wrote after the list");
+}
