@@ -39,6 +39,21 @@ TEST_STEPS += test-docs
 test-docs:
 	@tests/check-docs.sh
 
+# The hosted library's first use, each check in a fresh process (a plain
+# program: it interposes malloc and secure_getenv): no heap at first use, and
+# a fork during first use followed by a fork in the child. Native only (the
+# interposition needs the dynamic libc).
+FIRST_USE_BIN := $(BUILD)/first_use/first_use
+$(FIRST_USE_BIN): tests/first_use/first_use.c include/clearpages.h $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(CP_CFLAGS) $(CFLAGS) -fvisibility=default -o $@ $< $(LIB_A) -lpthread
+ifeq ($(ARCH),$(HOST_ARCH))
+TEST_STEPS += test-first-use
+endif
+.PHONY: test-first-use
+test-first-use: $(FIRST_USE_BIN)
+	$(FIRST_USE_BIN) 5
+
 # The arm64 CPU-model matrix under qemu-aarch64 (tests/models/arm64.sh), run by
 # `make test` on an x86_64 host after the native suite, and the deps it needs:
 # the cross toolchain (Debian packages) and, in .deps/arm64/ (ignored by git),

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The hosted library's first use, each check in a fresh process (a first use
+ * happens once per process), as a plain program: it interposes malloc and
+ * secure_getenv, which a Criterion binary (and ASan) must keep for itself.
+ *
+ *  - no heap: the first call allocates nothing when no profile file is
+ *    named (an allocator's first cp_clear must not re-enter its own malloc);
+ *  - fork during first use: a child forked while another thread is inside
+ *    the one-time initialisation initialises again, and then forks again
+ *    (once, the fork handlers were registered a second time there, and that
+ *    second fork took the publication lock twice: a hang);
+ *  - a handler-free sanity line per check; the last line is the tally.
+ *
+ *   first_use [ROUNDS]
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "clearpages.h"
+
+extern const char *cp__system_profile_path;    /* common/init.c, before first use */
+
+/* ---- interposed: counted allocations, a slow environment ---------------- */
+
+void *__libc_malloc(size_t);
+void *__libc_calloc(size_t, size_t);
+void *__libc_realloc(void *, size_t);
+void *__libc_memalign(size_t, size_t);
+void __libc_free(void *);
+static volatile int counting, slow_environment;
+static volatile unsigned allocations;
+
+void *malloc(size_t n) { allocations += counting; return __libc_malloc(n); }
+void *calloc(size_t n, size_t m) { allocations += counting; return __libc_calloc(n, m); }
+void *realloc(void *p, size_t n) { allocations += counting; return __libc_realloc(p, n); }
+void free(void *p) { __libc_free(p); }
+int posix_memalign(void **p, size_t a, size_t n)
+{
+	allocations += counting;
+	*p = __libc_memalign(a, n);
+	return *p ? 0 : 12;
+}
+void *aligned_alloc(size_t a, size_t n) { allocations += counting; return __libc_memalign(a, n); }
+
+/* The library reads its environment with secure_getenv during init: slowed
+ * here, the window in which init runs is 300 ms wide. Not setuid: getenv. */
+char *secure_getenv(const char *name)
+{
+	if (slow_environment && !strcmp(name, "CLEARPAGES_QUIET")) {
+		struct timespec t = { 0, 300 * 1000 * 1000 };
+		nanosleep(&t, NULL);
+	}
+	return getenv(name);
+}
+
+/* ---- the checks, each in a child ---------------------------------------- */
+
+static unsigned passed, failed;
+
+static int page_cleared(void)
+{
+	unsigned char *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return 0;
+	memset(p, 0xa5, 4096);
+	int ok = cp_clear_pages(p, 1) == 0;
+	for (unsigned i = 0; ok && i < 4096; i++)
+		ok = p[i] == 0;
+	munmap(p, 4096);
+	return ok;
+}
+
+/* Run body in a child; it must exit 0 within `seconds`. */
+static void check(const char *name, int (*body)(void), unsigned seconds)
+{
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(body());
+	int status = 0;
+	unsigned waited_ms = 0;
+	pid_t got;
+	while ((got = waitpid(pid, &status, WNOHANG)) == 0 && waited_ms < seconds * 1000) {
+		struct timespec t = { 0, 10 * 1000 * 1000 };
+		nanosleep(&t, NULL);
+		waited_ms += 10;
+	}
+	if (got == 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		printf("FAIL %s: hung (killed after %u s)\n", name, seconds);
+		failed++;
+	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		printf("PASS %s\n", name);
+		passed++;
+	} else {
+		printf("FAIL %s: %s %d\n", name, WIFEXITED(status) ? "exit" : "signal",
+		       WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+		failed++;
+	}
+}
+
+static int no_heap_at_first_use(void)
+{
+	cp__system_profile_path = "/nonexistent/clearpages/profile";
+	unsetenv("CLEARPAGES_PROFILE");
+	counting = 1;
+	int ok = page_cleared();
+	counting = 0;
+	if (allocations)
+		fprintf(stderr, "first use allocated %u times\n", allocations);
+	return !ok ? 1 : allocations ? 2 : 0;
+}
+
+static void *first_use_thread(void *arg)
+{
+	(void)arg;
+	page_cleared();
+	return NULL;
+}
+
+/* The grandchild: initialise again (its parent forked mid-init), then fork. */
+static int after_fork_mid_init(void)
+{
+	slow_environment = 0;
+	if (!page_cleared())
+		return 3;
+	pid_t pid = fork();          /* hung here once: prepare ran twice */
+	if (pid == 0)
+		_exit(page_cleared() ? 0 : 4);
+	int status;
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return 5;
+	return WEXITSTATUS(status);
+}
+
+static int fork_during_first_use(void)
+{
+	slow_environment = 1;
+	pthread_t t;
+	if (pthread_create(&t, NULL, first_use_thread, NULL))
+		return 6;
+	struct timespec mid = { 0, 100 * 1000 * 1000 };   /* well inside the 300 ms */
+	nanosleep(&mid, NULL);
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(after_fork_mid_init());
+	int status = 0;
+	unsigned waited_ms = 0;
+	pid_t got;
+	while ((got = waitpid(pid, &status, WNOHANG)) == 0 && waited_ms < 5000) {
+		struct timespec t10 = { 0, 10 * 1000 * 1000 };
+		nanosleep(&t10, NULL);
+		waited_ms += 10;
+	}
+	if (got == 0) {
+		fprintf(stderr, "the child forked during first use hung in its own fork\n");
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		return 7;
+	}
+	pthread_join(t, NULL);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 8;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned rounds = argc > 1 ? (unsigned)atoi(argv[1]) : 3;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	check("no heap at first use", no_heap_at_first_use, 10);
+	for (unsigned i = 0; i < rounds; i++)
+		check("fork during first use, then fork in the child", fork_during_first_use, 10);
+	printf("%u passed, %u failed\n", passed, failed);
+	return failed != 0;
+}
