@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # The ThreadSanitizer drivers, zero reports required:
 #   scripts/reliability-tsan.sh DIR ROUNDS STRESS_SECONDS
-# DIR holds cp_tsan and cp_stress built with -fsanitize=thread; logs go to
+# DIR holds cp_tsan, cp_stress and fs_race built with -fsanitize=thread; logs go to
 # DIR/logs (one tsan.<pid> per process that reported).
 set -u
 dir=$1 rounds=$2 seconds=$3
@@ -21,6 +21,7 @@ run() {
 }
 run cp_tsan "$dir/cp_tsan" "$rounds"
 run cp_stress "$dir/cp_stress" "$seconds" 2
+run fs_race "$dir/fs_race" 30
 reports=$(ls "$logs"/tsan.* 2>/dev/null)
 if [ -n "$reports" ]; then
 	status=1

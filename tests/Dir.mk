@@ -147,8 +147,8 @@ rel-valgrind: $(MODELS_BIN)
 endif
 
 # ThreadSanitizer over the plain concurrency drivers: tests/tsan/cp_tsan
-# (first-use race, parallel callers, profile loads against clears, fork loop)
-# and the stress program, with the library's C files built by clang with
+# (first-use race, parallel callers, profile loads against clears, fork loop),
+# the stress program and the freestanding first-use race (fs_race), with the library's C files built by clang with
 # -fsanitize=thread in their own folder. Criterion's runner does not start
 # under TSan, hence plain programs. Any TSan report fails the step.
 .PHONY: test-tsan rel-tsan
@@ -169,8 +169,16 @@ $(TSAN_DIR)/cp_stress: tests/stress/cp_stress.c
 $(TSAN_DIR)/cp_tsan $(TSAN_DIR)/cp_stress: $(PLAIN_HDRS) common/parallel.h $(TSAN_DIR)/libclearpages.a
 	clang $(CP_CFLAGS) $(TSAN_FLAGS) -o $@ $(filter %.c,$^) $(TSAN_DIR)/libclearpages.a -lpthread
 
+# The freestanding object's first-use race (tests/freestanding/fs_race.c), its
+# C files instrumented by the object's own rule in the TSan folder.
+$(TSAN_DIR)/clearpages-freestanding.o: FORCE
+	@$(MAKE) --no-print-directory BUILD=$(TSAN_DIR) CC=clang CFLAGS="$(TSAN_FLAGS)" $@
+$(TSAN_DIR)/fs_race: tests/freestanding/fs_race.c tests/freestanding/report.h $(TSAN_DIR)/clearpages-freestanding.o
+	clang -std=gnu11 -Wall -Wextra -Iinclude -DCLEARPAGES_FREESTANDING $(TSAN_FLAGS) \
+	    -o $@ $< $(TSAN_DIR)/clearpages-freestanding.o -lpthread
+
 test-tsan:
 	@$(REL_TIMED) $@ $(MAKE) --no-print-directory rel-tsan
-rel-tsan: $(TSAN_DIR)/cp_tsan $(TSAN_DIR)/cp_stress
+rel-tsan: $(TSAN_DIR)/cp_tsan $(TSAN_DIR)/cp_stress $(TSAN_DIR)/fs_race
 	scripts/reliability-tsan.sh $(TSAN_DIR) $(TSAN_ROUNDS) $(TSAN_STRESS_SECONDS)
 endif

@@ -64,8 +64,18 @@ $(FS_HOSTED): tests/freestanding/hosted_report.c tests/freestanding/report.h $(L
 	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -Iinclude $(ARCH_CFLAGS) -static \
 	    -o $@ $< $(LIB_A) -pthread
 
-test-freestanding: $(FS_OBJ) $(FS_PROG) $(FS_HOSTED)
+# The first use raced (tests/freestanding/fs_race.c): a hosted program, static
+# like the one above, linking only the freestanding object.
+FS_RACE := $(FS_TEST_DIR)/fs_race
+FS_RACE_PROCESSES ?= $(if $(filter $(ARCH),$(HOST_ARCH)),150,40)
+$(FS_RACE): tests/freestanding/fs_race.c tests/freestanding/report.h $(FS_OBJ)
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -Iinclude -DCLEARPAGES_FREESTANDING $(ARCH_CFLAGS) \
+	    -static -pthread -o $@ $< $(FS_OBJ)
+
+test-freestanding: $(FS_OBJ) $(FS_PROG) $(FS_HOSTED) $(FS_RACE)
 	QEMU_AARCH64="$(QEMU_AARCH64)" tests/freestanding/run.sh $(ARCH) $(FS_OBJ) $(FS_PROG) $(FS_HOSTED) $(FS_TEST_DIR)/logs
+	$(if $(filter $(ARCH),$(HOST_ARCH)),,$(QEMU_AARCH64) )$(FS_RACE) $(FS_RACE_PROCESSES)
 
 TEST_STEPS += test-freestanding
 ifeq ($(HOST_ARCH)$(ARCH),x86_64x86_64)
