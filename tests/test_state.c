@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The published state (common/state.h): a reader sees one whole state, old
+ * or new, never one profile's policy beside another's source; states are
+ * kept, identical ones published again, and the cap on distinct ones is an
+ * error that changes nothing.
+ */
+#include "testutil.h"
+#include "profile_files.h"
+#include "testhooks.h"
+#include <errno.h>
+#include <pthread.h>
+
+TestSuite(state, .fini = profile_files_remove);
+
+#define PROFILES 3
+static const char *paths[PROFILES];
+static size_t nt_from_of[PROFILES];
+static int stop;
+
+/* Profile i: BASELINE, then BASELINE_NT from (64 KiB << i). */
+static void make_profiles(void)
+{
+	for (int i = 0; i < PROFILES; i++) {
+		char text[512];
+		snprintf(text, sizeof(text), "version 2\narch %s\ncpu %s\nband 0 %s\nband %uk %s\n"
+			 "parallel none\nend\n", cp_kernel_find(BASELINE)->arch, profile_this_cpu(), BASELINE, 64u << i, BASELINE_NT);
+		paths[i] = profile_file(text, strlen(text));
+		nt_from_of[i] = (size_t)(64u << i) * 1024 / PG;
+	}
+}
+
+static void *loader(void *arg)
+{
+	const char *path = arg;
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED))
+		if (cp_set_profile(path))
+			return (void *)1;
+	return NULL;
+}
+
+/* Three threads load three profiles as fast as they can; every state read
+ * meanwhile must pair its policy with its own source. */
+Test(state, policy_and_source_are_never_torn)
+{
+	make_profiles();
+	pthread_t t[PROFILES];
+	for (int i = 0; i < PROFILES; i++)
+		cr_assert_eq(pthread_create(&t[i], NULL, loader, (void *)paths[i]), 0);
+	/* reads that saw a loaded profile, not reads: the loaders take a while */
+	unsigned want = test_quick() ? 20000 : 200000, torn = 0, profiled = 0;
+	for (unsigned long r = 0; profiled < want && r < 1000ul * want; r++) {
+		const struct cp__state *s = cp__state();
+		size_t nt_from = cp__policy_nt_from(&s->policy);
+		const char *source = s->source;
+		for (int i = 0; i < PROFILES; i++)
+			if (nt_from == nt_from_of[i]) {
+				profiled++;
+				torn += strcmp(source + 4, paths[i]) != 0;   /* "env:PATH" */
+			}
+	}
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+	void *failed = NULL, *rc;
+	for (int i = 0; i < PROFILES; i++)
+		pthread_join(t[i], &rc), failed = failed ? failed : rc;
+	cr_assert_null(failed, "a profile load failed");
+	cr_assert_eq(profiled, want, "only %u reads saw a loaded profile", profiled);
+	cr_assert_eq(torn, 0, "%u of %u reads paired a profile's policy with another source",
+		     torn, profiled);
+}
+
+/* A state once published stays readable: the pointer a reader held before
+ * any number of profile changes still reads its own policy and source. */
+Test(state, an_old_state_is_never_rewritten)
+{
+	make_profiles();
+	cr_assert_eq(cp_set_profile(paths[0]), 0);
+	const struct cp__state *held = cp__state();
+	struct cp__state copy = *held;
+	char source[128];
+	snprintf(source, sizeof(source), "%s", held->source);
+	for (int n = 0; n < 100; n++)
+		cr_assert_eq(cp_set_profile(paths[1 + n % 2]), 0);
+	cr_assert_neq(cp__state(), held);
+	cr_assert(!memcmp(&copy.policy, &held->policy, sizeof(copy.policy)), "policy rewritten");
+	cr_assert_str_eq(held->source, source);
+	/* loading it again publishes the kept state, not a copy */
+	cr_assert_eq(cp_set_profile(paths[0]), 0);
+	cr_assert_eq(cp__state(), held);
+}
+
+/* Distinct states are capped (common/init.c); past the cap a publication is
+ * -ENOMEM and changes nothing, while kept states can still be published. */
+Test(state, distinct_states_are_capped)
+{
+	const struct cp__state *initial = cp__state();
+	struct cp__policy p = initial->policy;
+	int r = 0;
+	unsigned made = 0;
+	for (unsigned i = 1; i <= 1000 && r == 0; i++) {
+		p.parallel_min_share_pages = i;      /* a distinct policy each time */
+		r = cp__policy_publish(&p, "test");
+		made += r == 0;
+	}
+	cr_assert_eq(r, -ENOMEM, "no cap after %u distinct states", made);
+	cr_assert_lt(made, 1000);
+	const struct cp__state *now = cp__state();
+	cr_assert_eq(now->policy.parallel_min_share_pages, made, "the refused one was published");
+	cr_assert_eq(cp_set_profile(NULL), 0, "the defaults are kept, so always publishable");
+	cr_assert_eq(cp__state(), initial);
+	p.parallel_min_share_pages = 1;
+	cr_assert_eq(cp__policy_publish(&p, "test"), 0, "a kept state is publishable past the cap");
+	make_profiles();
+	cr_assert_eq(cp_set_profile(paths[0]), -ENOMEM, "a new profile past the cap");
+	cr_assert_eq(cp__state()->policy.parallel_min_share_pages, 1, "and nothing changed");
+}
