@@ -13,13 +13,15 @@
  * the life of the process (a reader may hold the old pointer: nothing tells
  * when it is done): identical ones are published again rather than copied,
  * and at most MAX_STATES distinct ones are made; past that cp_set_profile
- * returns -ENOMEM and the policy stays as it is. Each costs one allocation of
- * about 1.6 KiB plus its source string.
+ * returns -ENOMEM and the policy stays as it is. Each costs one mapping of
+ * about 1.3 KiB plus its source string, rounded up to pages.
  *
  * fork(): publish_lock's handlers are registered once, by a constructor (or
  * the first call, if it runs before the constructors), never inside the once
  * routine: glibc re-runs that routine in a child forked while it ran, and a
- * second registration made the child's next fork take the lock twice.
+ * second registration made the child's next fork take the lock twice. A fork
+ * from a signal handler that interrupted this thread while it held (or was
+ * taking) the lock skips it, rather than wait on itself.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -28,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "parse.h"
 #include "profile.h"
 #include "profile_file.h"
@@ -42,14 +45,14 @@
  * be steered to another file). */
 const char *cp__system_profile_path = CP_SYSCONFDIR "/clearpages/profile";
 #define SOURCE_MAX 4200               /* "system:" + a path */
-#define MAX_STATES 256                /* distinct states published: at most ~1 MiB */
+#define MAX_STATES 256                /* distinct states published: 1-2 MiB at most */
 
 const struct cp__state *cp__current;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static struct cp__state initial, initial_profile;
 static char initial_profile_source[SOURCE_MAX];
 /* The first use reads a profile file into this (no heap): it runs once, and
- * cp_set_profile, which mallocs its own, waits for it to finish first. */
+ * cp_set_profile, which maps its own, waits for it to finish first. */
 static char initial_text[CP__PROFILE_MAX_BYTES + 1];
 static int quiet;
 
@@ -59,8 +62,39 @@ static pthread_mutex_t publish_lock = PTHREAD_MUTEX_INITIALIZER;
 static const struct cp__state *kept;   /* newest first, through ->older */
 static unsigned nkept;
 
-static void atfork_prepare(void) { pthread_mutex_lock(&publish_lock); }
-static void atfork_release(void) { pthread_mutex_unlock(&publish_lock); }
+/* This thread holds publish_lock or is about to (set before the lock is
+ * taken, cleared after it is released): a signal handler on this thread that
+ * forks must not take it again. Lock-free atomics, which a handler may read. */
+static _Thread_local int holds_publish, fork_took_publish;
+
+static void publish_lock_take(void)
+{
+	__atomic_store_n(&holds_publish, 1, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	pthread_mutex_lock(&publish_lock);
+}
+
+static void publish_lock_drop(void)
+{
+	pthread_mutex_unlock(&publish_lock);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&holds_publish, 0, __ATOMIC_RELAXED);
+}
+
+/* A fork from a handler that interrupted this thread's publication: the
+ * interrupted code still holds (or is taking) the lock and releases it. */
+static void atfork_prepare(void)
+{
+	int take = !__atomic_load_n(&holds_publish, __ATOMIC_RELAXED);
+	__atomic_store_n(&fork_took_publish, take, __ATOMIC_RELAXED);
+	if (take)
+		publish_lock_take();
+}
+static void atfork_release(void)
+{
+	if (__atomic_load_n(&fork_took_publish, __ATOMIC_RELAXED))
+		publish_lock_drop();
+}
 static int atfork_registered;
 /* An exchange, not a pthread_once: a child forked inside a once routine runs
  * it again, and the handlers must never be registered twice. */
@@ -207,18 +241,28 @@ static void init(void)
 	int loaded = profile && profile_at_init("CLEARPAGES_PROFILE", profile, 0, "env");
 	if (!loaded)
 		loaded = profile_at_init("system profile", cp__system_profile_path, 1, "system");
-	pthread_mutex_lock(&publish_lock);
+	publish_lock_take();
 	keep_locked(&initial);
 	if (loaded)
 		keep_locked(&initial_profile);
 	__atomic_store_n(&cp__current, loaded ? &initial_profile : &initial, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&publish_lock);
+	publish_lock_drop();
 }
 
 const struct cp__state *cp__state_slow(void)
 {
 	pthread_once(&once, init);
 	return __atomic_load_n(&cp__current, __ATOMIC_ACQUIRE);
+}
+
+/* States and cp_set_profile's read buffer come from mmap, not malloc: a
+ * profile change then takes no lock but publish_lock, so a signal handler may
+ * fork while one runs (glibc's fork waits for malloc's locks), and an
+ * allocator may call it from inside itself. */
+static void *pages_alloc(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
 }
 
 /* A kept state with this policy and source, or NULL (publish_lock held). */
@@ -234,14 +278,14 @@ static const struct cp__state *kept_same(const struct cp__policy *p, const char 
  * again, else a new one. 0 or -ENOMEM, nothing changed. */
 static int publish(const struct cp__state *base, const struct cp__policy *p, const char *source)
 {
-	size_t len = strlen(source) + 1;
-	struct cp__state *s = malloc(sizeof(*s) + len);
+	size_t len = strlen(source) + 1, bytes = sizeof(struct cp__state) + len;
+	struct cp__state *s = pages_alloc(bytes);
 	if (s) {
 		*s = *base;
 		s->policy = *p;
 		s->source = memcpy((char *)(s + 1), source, len);
 	}
-	pthread_mutex_lock(&publish_lock);
+	publish_lock_take();
 	const struct cp__state *same = kept_same(p, source);
 	int r = 0;
 	if (!same && s && nkept < MAX_STATES) {
@@ -253,8 +297,9 @@ static int publish(const struct cp__state *base, const struct cp__policy *p, con
 		__atomic_store_n(&cp__current, same, __ATOMIC_RELEASE);
 	else
 		r = -ENOMEM;
-	pthread_mutex_unlock(&publish_lock);
-	free(s);
+	publish_lock_drop();
+	if (s)
+		munmap(s, bytes);
 	return r;
 }
 
@@ -271,11 +316,11 @@ int cp_set_profile(const char *path)
 	struct cp__profile pr;
 	struct cp__profile_error err;
 	size_t cap = CP__PROFILE_MAX_BYTES + 1;
-	char *text = malloc(cap);
+	char *text = pages_alloc(cap);
 	if (!text)
 		return -ENOMEM;
 	int r = profile_read(base, path, 0, text, cap, &pr, &err);
-	free(text);
+	munmap(text, cap);
 	if (r)
 		return r;
 	struct cp__state next;

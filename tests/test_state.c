@@ -10,6 +10,9 @@
 #include "testhooks.h"
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
+#include <sys/time.h>
+#include <sys/wait.h>
 
 TestSuite(state, .fini = profile_files_remove);
 
@@ -113,4 +116,58 @@ Test(state, distinct_states_are_capped)
 	make_profiles();
 	cr_assert_eq(cp_set_profile(paths[0]), -ENOMEM, "a new profile past the cap");
 	cr_assert_eq(cp__state()->policy.parallel_min_share_pages, 1, "and nothing changed");
+}
+
+/* fork() from a signal handler that may interrupt a publication: the fork
+ * handlers must not wait on the lock the interrupted thread holds. */
+static volatile sig_atomic_t forks, fork_failures;
+static void fork_in_handler(int sig)
+{
+	(void)sig;
+	int saved = errno;
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(0);
+	int status;
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		fork_failures++;
+	forks++;
+	errno = saved;
+}
+
+static void load_under_forking_timer(void)
+{
+	struct sigaction sa = { .sa_handler = fork_in_handler, .sa_flags = SA_RESTART };
+	sigaction(SIGALRM, &sa, NULL);
+	/* a fork and its wait take 0.2-0.3 ms here: a faster timer starves the loop */
+	struct itimerval every = { { 0, 1000 }, { 0, 1000 } };
+	setitimer(ITIMER_REAL, &every, NULL);
+	int want = test_quick() ? 50 : 500;
+	for (unsigned long i = 0; forks < want && i < 100000000ul; i++)
+		if (cp_set_profile(paths[i % 2]) || cp_set_profile(NULL))
+			_exit(3);
+	struct itimerval off = { { 0, 0 }, { 0, 0 } };
+	setitimer(ITIMER_REAL, &off, NULL);
+	_exit(fork_failures ? 4 : forks >= want ? 0 : 5);
+}
+
+Test(state, fork_from_a_handler_interrupting_profile_loads)
+{
+	make_profiles();
+	pid_t pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0)
+		load_under_forking_timer();
+	int status = 0;
+	pid_t got = 0;
+	for (unsigned ms = 0; ms < 30000 && !(got = waitpid(pid, &status, WNOHANG)); ms += 10)
+		usleep(10000);
+	if (!got) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+	cr_assert(got, "hung: a fork from the handler waited on the lock its thread held");
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child: %s %d",
+		  WIFEXITED(status) ? "exit" : "signal",
+		  WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
 }
