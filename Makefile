@@ -26,7 +26,7 @@ TEST_STEPS := test-native
 # Debian packages: `make deps` installs what the main job (build, bench)
 # needs, `make deps-test` that plus the test tools (cross toolchains, qemu,
 # sanitizers, ...). Fragments append theirs; DEPS_TEST_STEPS run after.
-DEPS_PKGS := make gcc libc6-dev pkg-config libcriterion-dev binutils
+DEPS_PKGS := make gcc libc6-dev binutils
 DEPS_TEST_PKGS :=
 DEPS_TEST_STEPS :=
 
@@ -98,7 +98,8 @@ deps-test:
 
 help:
 	@echo "clearpages: make [ARCH=x86_64|arm64] [TARGET]"
-	@echo "  all (default)  the library, its objects and .pc, clearbench, the test binaries"
+	@echo "  all (default)  the library, its objects, .pc and CMake files, clearbench (no test tool needed)"
+	@echo "  test-bins      the Criterion test binary (test-native builds it too)"
 	@echo "  bench          the main job: clearbench sweep into $(BUILD)/bench/"
 	@echo "  test           every test step, in order: $(TEST_STEPS)"
 	@echo "  deps           install what the main job needs (apt-get, as root)"
