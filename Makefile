@@ -32,12 +32,14 @@ DEPS_TEST_STEPS :=
 
 include arch/$(ARCH)/Dir.mk
 
+# CFLAGS, CPPFLAGS and LDFLAGS from the environment or the command line are
+# honoured (debian/rules passes dpkg-buildflags' hardening flags through them).
 CFLAGS   ?= -O2 -g
 SYSCONFDIR ?= /etc
 CP_CFLAGS := -std=gnu11 -Wall -Wextra -fPIC -fvisibility=hidden \
              -Iinclude -Icommon -Iarch/$(ARCH) $(ARCH_CFLAGS) \
              -DCP_SYSCONFDIR='"$(SYSCONFDIR)"'
-ALL_CFLAGS = $(CP_CFLAGS) $(CFLAGS)
+ALL_CFLAGS = $(CP_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 
 # common/so-glue.c goes into the shared library only (common/Dir.mk).
 COMMON_SRCS := $(filter-out common/so-glue.c,$(wildcard common/*.c)) arch/$(ARCH)/cpu.c
