@@ -109,6 +109,8 @@ help:
 	@echo "  deps-test      that, plus the test tools (cross toolchain, qemu, sanitizers)"
 	@echo "  examples       the C and C++ consumers, each linked three ways"
 	@echo "  install / uninstall   PREFIX=$(PREFIX) DESTDIR= SYSCONFDIR=$(SYSCONFDIR)"
+	@echo "  deb            Debian packages (dpkg-buildpackage -us -uc -b) into ../"
+	@echo "  test-abi       abidiff of libclearpages.so against the last release (abi/$(ARCH).abi)"
 	@echo "  clean          remove build/"
 
 clean:

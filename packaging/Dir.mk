@@ -8,7 +8,7 @@
 #   make test-version   CP_VERSION_* agrees with the soname, .pc, CMake package,
 #                       debian/changelog, NEWS and the man pages
 DEB_JOBS ?= 2
-DEPS_TEST_PKGS += debhelper dpkg-dev fakeroot lintian
+DEPS_TEST_PKGS += debhelper dpkg-dev lintian
 
 .PHONY: deb test-deb test-version
 # MAKEFLAGS stay out: debian/rules passes its own variables (BUILD=debian/build).
