@@ -26,7 +26,7 @@ test-native: $(TEST_BIN)
 # `make` with gcc, make and nasm alone: a scratch PATH holding only those (and
 # binutils, sed, coreutils), Criterion's headers and libraries hidden in a
 # private mount namespace; the Criterion suite must then fail to build there
-# (the control). Natively only (the tools checked are this host's). About 10 s.
+# (the control). Natively only (the tools checked are this host's). About 4 s.
 ifeq ($(ARCH),$(HOST_ARCH))
 TEST_STEPS += test-deps-missing
 endif
