@@ -26,18 +26,20 @@ TEST_STEPS := test-native
 # Debian packages: `make deps` installs what the main job (build, bench)
 # needs, `make deps-test` that plus the test tools (cross toolchains, qemu,
 # sanitizers, ...). Fragments append theirs; DEPS_TEST_STEPS run after.
-DEPS_PKGS := make gcc libc6-dev pkg-config libcriterion-dev binutils
+DEPS_PKGS := make gcc libc6-dev binutils
 DEPS_TEST_PKGS :=
 DEPS_TEST_STEPS :=
 
 include arch/$(ARCH)/Dir.mk
 
+# CFLAGS, CPPFLAGS and LDFLAGS from the environment or the command line are
+# honoured (debian/rules passes dpkg-buildflags' hardening flags through them).
 CFLAGS   ?= -O2 -g
 SYSCONFDIR ?= /etc
 CP_CFLAGS := -std=gnu11 -Wall -Wextra -fPIC -fvisibility=hidden \
              -Iinclude -Icommon -Iarch/$(ARCH) $(ARCH_CFLAGS) \
              -DCP_SYSCONFDIR='"$(SYSCONFDIR)"'
-ALL_CFLAGS = $(CP_CFLAGS) $(CFLAGS)
+ALL_CFLAGS = $(CP_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 
 # common/so-glue.c goes into the shared library only (common/Dir.mk).
 COMMON_SRCS := $(filter-out common/so-glue.c,$(wildcard common/*.c)) arch/$(ARCH)/cpu.c
@@ -76,7 +78,8 @@ $(ALL_OBJ): $(COMMON_OBJS) $(KERNEL_OBJS)
 # name another's variables: bench's and the freestanding object's before the
 # packaging that installs them, tests/ last.
 DIR_FRAGMENTS := bench/Dir.mk consumers/mimalloc/Dir.mk man/Dir.mk \
-                 common/freestanding/Dir.mk common/Dir.mk examples/Dir.mk tests/Dir.mk
+                 common/freestanding/Dir.mk common/Dir.mk abi/Dir.mk examples/Dir.mk \
+                 packaging/Dir.mk tests/Dir.mk
 include $(DIR_FRAGMENTS)
 
 test:
@@ -98,13 +101,16 @@ deps-test:
 
 help:
 	@echo "clearpages: make [ARCH=x86_64|arm64] [TARGET]"
-	@echo "  all (default)  the library, its objects and .pc, clearbench, the test binaries"
+	@echo "  all (default)  the library, its objects, .pc and CMake files, clearbench (no test tool needed)"
+	@echo "  test-bins      the Criterion test binary (test-native builds it too)"
 	@echo "  bench          the main job: clearbench sweep into $(BUILD)/bench/"
 	@echo "  test           every test step, in order: $(TEST_STEPS)"
 	@echo "  deps           install what the main job needs (apt-get, as root)"
 	@echo "  deps-test      that, plus the test tools (cross toolchain, qemu, sanitizers)"
 	@echo "  examples       the C and C++ consumers, each linked three ways"
 	@echo "  install / uninstall   PREFIX=$(PREFIX) DESTDIR= SYSCONFDIR=$(SYSCONFDIR)"
+	@echo "  deb            Debian packages (dpkg-buildpackage -us -uc -b) into ../"
+	@echo "  test-abi       abidiff of libclearpages.so against the last release (abi/$(ARCH).abi)"
 	@echo "  clean          remove build/"
 
 clean:

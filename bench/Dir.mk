@@ -25,7 +25,7 @@ endif
 REPORT_ARGS ?=
 
 $(BENCH_BIN): $(BENCH_SRCS) $(wildcard bench/*.h) bench/scenarios.def $(LIB_A) | $(BENCH_DIR)
-	$(CC) $(CP_CFLAGS) $(CFLAGS) $(BENCH_CROSS_FLAGS) -Ibench -o $@ $(BENCH_SRCS) \
+	$(CC) $(CP_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(BENCH_CROSS_FLAGS) -Ibench $(LDFLAGS) -o $@ $(BENCH_SRCS) \
 	    $(LIB_A) -lpthread -lm
 
 .PHONY: bench bench-bin bench-report bench-libc test-bench-smoke test-report

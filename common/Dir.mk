@@ -42,9 +42,9 @@ ifeq ($(ARCH),x86_64)
 SO_LDFLAGS += -Wl,-z,cet-report=warning
 endif
 $(LIB_SO_REAL): $(COMMON_OBJS) $(KERNEL_OBJS) $(SO_GLUE) common/clearpages.map
-	$(CC) $(CFLAGS) $(SO_LDFLAGS) -o $@ $(COMMON_OBJS) $(KERNEL_OBJS) $(SO_GLUE)
+	$(CC) $(CFLAGS) $(SO_LDFLAGS) $(LDFLAGS) -o $@ $(COMMON_OBJS) $(KERNEL_OBJS) $(SO_GLUE)
 
-# libclearpages.so -> libclearpages.so.0 -> libclearpages.so.0.1.0, as installed.
+# libclearpages.so -> libclearpages.so.0 -> libclearpages.so.$(CP_VERSION), as installed.
 $(BUILD)/$(SONAME): $(LIB_SO_REAL)
 	ln -sf $(notdir $<) $@
 $(LIB_SO): $(BUILD)/$(SONAME)

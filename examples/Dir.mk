@@ -79,7 +79,7 @@ ifneq ($(CROSS),)
 EX_CMAKE_ARGS := -DCMAKE_TOOLCHAIN_FILE=$(abspath examples/cmake/aarch64-linux-gnu.cmake)
 EX_MESON_ARGS := --cross-file $(abspath examples/meson/aarch64-linux-gnu.ini)
 endif
-DEPS_TEST_PKGS += cmake meson ninja-build
+DEPS_TEST_PKGS += cmake meson ninja-build pkg-config
 .PHONY: test-examples-consumers
 test-examples: test-examples-consumers
 test-examples-consumers: $(STAGE_PC)

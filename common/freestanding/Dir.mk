@@ -33,9 +33,12 @@ endif
 
 lib: $(FS_OBJ)
 
+# CFLAGS may carry a stack protector (dpkg-buildflags' -fstack-protector-strong):
+# it would call libc's __stack_chk_fail, so it is turned off again after them.
+# CPPFLAGS (-D_FORTIFY_SOURCE: __memset_chk & co) are not passed at all.
 $(FS_OBJDIR)/%.o: %.c common/freestanding/prelude.h
 	@mkdir -p $(@D)
-	$(CC) $(FS_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(FS_CFLAGS) $(CFLAGS) -fno-stack-protector -MMD -MP -c $< -o $@
 -include $(patsubst %.o,%.d,$(FS_OBJS))
 
 $(FS_OBJ): $(FS_OBJS) $(KERNEL_OBJS)
