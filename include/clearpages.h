@@ -5,6 +5,34 @@
  * Public contract: once landed, names and meanings here do not
  * change; additions are fine. C99 and C++11 clean, self-contained.
  * struct cp_huge_opts is part of the ABI of soname 0.
+ *
+ * Threads, signals and fork (the one statement of it; clearpages(3),
+ * ATTRIBUTES, says the same). The library decides its state once, on the
+ * first call, and publishes it whole; a profile change publishes a new one
+ * and never rewrites the old, so a call sees one whole state, old or new.
+ *  - Thread-safe: every function, from any number of threads at once.
+ *  - Async-signal-safe once the library is initialised (a call has returned
+ *    in this process, or in the parent it was forked from): cp_clear_pages,
+ *    cp_clear_pages_hot, cp_clear_pages_cold, cp_clear, cp_clear_huge,
+ *    cp_clear_huge_opts (when its between() is), cp_kernels, cp_kernel_find,
+ *    cp_kernel_for, cp_policy_source. Always: cp_version and the raw kernels.
+ *    Not async-signal-safe: the first call of all (it reads the environment
+ *    and files and may print), cp_set_profile (files, a lock) and
+ *    cp_clear_pages_parallel (a lock; it may create threads). A handler that
+ *    calls cp_clear_pages_parallel anyway never deadlocks: on a thread that is
+ *    inside the pool already it clears alone.
+ *  - fork(): from any thread at any time outside a handler, the child may
+ *    use every call (the fork handlers are registered when the library is
+ *    loaded; the child's thread pool starts empty). fork() from a signal
+ *    handler never deadlocks in clearpages, whatever call it interrupted; if
+ *    it interrupted cp_set_profile or cp_clear_pages_parallel, the child of
+ *    this multi-threaded parent may only exec or _exit, as POSIX requires.
+ *  - A fault in a clear (SIGSEGV, SIGBUS) may be repaired by a handler that
+ *    returns, on any thread; a handler may longjmp out of the calling
+ *    thread's own clear, never out of a parallel call's worker thread.
+ *  - clearpages-freestanding.o: every call is interrupt-safe once decided;
+ *    the first use may race on any number of CPUs (no lock, no wait for up
+ *    to 4 racers: each decides privately and the first to publish wins).
  */
 #ifndef CLEARPAGES_H
 #define CLEARPAGES_H
@@ -85,7 +113,9 @@ int cp_clear_pages_parallel(void *addr, size_t npages, unsigned nthreads);
 
 /*
  * Load a tuned profile now (path NULL: back to the defaults).
- * 0, or -EINVAL / -ENOENT with the policy unchanged.
+ * 0, or -EINVAL / -ENOENT with the policy unchanged; -ENOMEM (no memory, or
+ * 256 distinct policies already published: they are kept for the life of
+ * the process, since a reader may still hold one) with the policy unchanged.
  */
 int cp_set_profile(const char *path);
 #endif
@@ -94,7 +124,7 @@ int cp_set_profile(const char *path);
  * Where the extent policy came from: "env:PATH" (CLEARPAGES_PROFILE or
  * cp_set_profile), "system:PATH" (the machine-wide profile), "builtin:NAME" (a
  * profile measured for this CPU's microarchitecture, e.g. "builtin:amd-zen4")
- * or "generic" (the rule from cache sizes). Valid until the next profile change.
+ * or "generic" (the rule from cache sizes). Valid for the life of the process.
  */
 const char *cp_policy_source(void);
 
