@@ -183,6 +183,8 @@ void cp__cpu_detect(struct cp__cpu *cpu)
 
 #else /* hosted */
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -201,15 +203,21 @@ void cp__cpu_detect(struct cp__cpu *cpu)
 #define CACHE_DIR "/sys/devices/system/cpu/cpu0/cache"
 #define MIDR_PATH "/sys/devices/system/cpu/cpu0/regs/identification/midr_el1"
 
+/* The first line of a small file. open/read, not stdio: the first use
+ * allocates nothing (an allocator's first cp_clear must not re-enter it). */
 static int read_line(const char *path, char *buf, size_t len)
 {
-	FILE *f = fopen(path, "re");
-	if (!f)
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return -1;
-	char *ok = fgets(buf, (int)len, f);
-	fclose(f);
-	if (!ok)
+	ssize_t n;
+	do
+		n = read(fd, buf, len - 1);
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	if (n <= 0)
 		return -1;
+	buf[n] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
 	return 0;
 }
