@@ -56,6 +56,18 @@ static inline int test_quick(void)
 	return q && *q && strcmp(q, "0");
 }
 
+/* Built with AddressSanitizer (gcc or clang): its allocator is not fork-safe,
+ * so a child forked while another thread, or the code a handler interrupted,
+ * is inside it hangs in its first malloc. Fork-at-the-worst-moment tests skip
+ * there, saying so; they run natively and under valgrind. */
+#if defined(__SANITIZE_ADDRESS__)
+#define CP_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CP_TEST_ASAN 1
+#endif
+#endif
+
 
 /*
  * Child processes. The library reads its environment once, at its first use,

@@ -30,8 +30,10 @@ CC   := $(CROSS)gcc
 CXX  := $(CROSS)g++
 AR   := $(CROSS)ar
 LD   := $(CROSS)ld
-# BTI landing pads and PAC in the C objects too, or the property note is lost.
-ARCH_CFLAGS := -mbranch-protection=standard
+# BTI landing pads and PAC in the C objects too, or the property note is lost;
+# and atomics inline (LL/SC, every ARMv8.0 core): gcc's default calls libgcc's
+# __aarch64_* helpers, whose objects carry no BTI property and strip the .so's.
+ARCH_CFLAGS := -mbranch-protection=standard -mno-outline-atomics
 KERNELS := $(shell sed -n 's/^CP_KERNEL.\([a-z0-9_]*\),.*/\1/p' arch/$(ARCH)/kernels.def)
 DEPS_PKGS += gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu
 DEPS_TEST_PKGS += qemu-user
