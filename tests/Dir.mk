@@ -40,11 +40,13 @@ TEST_STEPS += test-graph
 test-graph: $(COMMON_OBJS)
 	tests/check-graph.sh $(CROSS)nm $(COMMON_OBJS)
 
-# README tables and header prototypes derived from arch/*/kernels.def.
+# README tables and header prototypes derived from arch/*/kernels.def; every
+# relative Markdown link resolves.
 TEST_STEPS += test-docs
 .PHONY: test-docs
 test-docs:
 	@tests/check-docs.sh
+	@tests/check-links.sh
 
 # The hosted library's first use, each check in a fresh process (a plain
 # program: it interposes malloc and secure_getenv): no heap at first use, and
