@@ -121,6 +121,22 @@ static void check_kernel_extents(const struct cp_kernel *k)
 	unmap_and_pass(&r, failed, what);
 }
 
+/* npages == 0 between guards: nothing written, no fault. */
+static void check_kernel_no_pages(const struct cp_kernel *k)
+{
+	struct clear_op op = { .kind = OP_KERNEL, .kernel = k, .start = PG, .len = 0 };
+	char what[96];
+	struct guarded r;
+
+	snprintf(what, sizeof(what), "kernel %s: npages == 0 writes nothing", k->name);
+	current_check = what;
+	if (region_map(&r, 3)) {
+		check_fail(what, strerror(errno));
+		return;
+	}
+	unmap_and_pass(&r, clear_or_fail(&r, &op, what), what);
+}
+
 static int huge_default(void *addr, size_t npages)
 {
 	return cp_clear_huge(addr, npages, 0);
@@ -311,8 +327,10 @@ int main(int argc, char **argv)
 	check_kernel_list(expect);
 	const struct cp_kernel *const *list;
 	size_t n = cp_kernels(&list);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		check_kernel_extents(list[i]);
+		check_kernel_no_pages(list[i]);
+	}
 	check_bad_inputs();
 	check_page_calls();
 	check_clear_alignments();
