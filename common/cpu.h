@@ -37,7 +37,8 @@ struct cp__cpu {
 	unsigned family, model_id, stepping;  /* x86: display family/model; 0 on arm64 */
 	unsigned midr_implementer, midr_part; /* arm64: MIDR_EL1 fields; 0 elsewhere */
 	char uarch[32];           /* "intel-sapphire-rapids", "amd-zen4", ...; "" unknown */
-	unsigned features;        /* CP__F_* as detected, before CLEARPAGES_DISABLE */
+	unsigned features;        /* CP__F_* as detected, before CLEARPAGES_DISABLE;
+				     CP__F_SIMD always */
 	unsigned prefs;           /* CP__P_* */
 	size_t l2_bytes;          /* per core */
 	size_t llc_bytes;         /* last level as seen by one core (per CCX on AMD) */

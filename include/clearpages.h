@@ -24,12 +24,13 @@ const char *cp_version(void);
 
 #define CP_PAGE_SIZE 4096          /* unit of the page API, whatever the system page size */
 #define CP_NONTEMPORAL 1u          /* cp_kernel.flags: stores bypass (or evict-first) the cache */
+#define CP_SIMD 2u                 /* cp_kernel.flags: the kernel uses vector (SIMD/FP) registers */
 
 struct cp_kernel {
 	const char *name;          /* unique: "rep_stosb", "dc_zva", ... */
 	const char *arch;          /* "x86_64" or "arm64" */
-	unsigned    flags;         /* CP_NONTEMPORAL */
-	void      (*clear)(void *addr, size_t npages);   /* raw kernel, no checks */
+	unsigned    flags;         /* CP_NONTEMPORAL, CP_SIMD */
+	void      (*clear)(void *addr, size_t npages);   /* raw kernel: npages 0 does nothing, no checks */
 };
 
 /*

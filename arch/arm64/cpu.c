@@ -7,7 +7,8 @@
  *    cp__cpu_from_regs() describes the CPU from MIDR_EL1, ID_AA64PFR0_EL1
  *    (SVE: bits 35:32), ID_AA64ISAR2_EL1 (MOPS: bits 19:16) and DCZID_EL0 (DZP,
  *    bit 4, set: DC ZVA prohibited; else BS, bits 3:0, is log2 of the block in
- *    4-byte words); cp__cpu_detect_mrs() reads them with MRS (EL1, or EL0
+ *    4-byte words), and always the pseudo-feature SIMD (features.def);
+ *    cp__cpu_detect_mrs() reads them with MRS (EL1, or EL0
  *    where the kernel emulates the reads). uarch comes from MIDR's implementer
  *    and part numbers (Linux's arch/arm64/include/asm/cputype.h lists them).
  * 2. Hosted cp__cpu_detect(): AT_HWCAP/AT_HWCAP2 (HWCAP_SVE, HWCAP2_MOPS) are
@@ -128,6 +129,7 @@ void cp__cpu_from_regs(struct cp__cpu *cpu, unsigned long long midr,
 		       unsigned long long dczid)
 {
 	*cpu = (struct cp__cpu){ 0 };
+	cpu->features = CP__F_SIMD;     /* FP/AdvSIMD: Linux arm64 requires them */
 	copy_str(cpu->vendor, sizeof(cpu->vendor), "arm64");
 	cpu->l2_bytes = DEFAULT_L2_BYTES;
 	cpu->llc_bytes = DEFAULT_LLC_BYTES;

@@ -6,7 +6,8 @@
  * Features: ERMS (7.0 EBX[9]), FSRM (7.0 EDX[4]), AVX2 (7.0 EBX[5]) usable only
  * when OSXSAVE (1 ECX[27]) is set and XCR0 has SSE and AVX state (bits 1-2),
  * AVX512 (AVX512F, 7.0 EBX[16]) only when XCR0 also has opmask, ZMM_Hi256 and
- * Hi16_ZMM (bits 5-7), CLZERO (0x80000008 EBX[0]).
+ * Hi16_ZMM (bits 5-7), CLZERO (0x80000008 EBX[0]); SIMD (the pseudo-feature of
+ * the vector kernels, features.def) always.
  * Identity: display family/model/stepping from leaf 1 EAX; the
  * microarchitecture's name and the preference bits from vendor, family, model
  * and features (cp__cpu_identify, a pure function: tests describe CPUs to it).
@@ -179,6 +180,7 @@ void cp__cpu_detect(struct cp__cpu *cpu)
 	unsigned r[4];
 
 	__builtin_memset(cpu, 0, sizeof(*cpu));
+	cpu->features = CP__F_SIMD;     /* SSE2 is architectural on x86_64 */
 	cpu->l2_bytes = DEFAULT_L2_BYTES;
 	cpu->llc_bytes = DEFAULT_LLC_BYTES;
 

@@ -17,6 +17,7 @@
  */
 #include "plain.h"
 #include "cpu_identity.h"
+#include "../nosimd.h"
 #include <stdlib.h>
 
 #define PG ((size_t)CP_PAGE_SIZE)
@@ -58,6 +59,19 @@ static void check_kernel_list(const char *expect)
 	} else {
 		check_pass("kernel list of this CPU model");
 	}
+}
+
+/* CLEARPAGES_DISABLE=simd (the matrix's nosimd rows): no vector kernel
+ * listed, found or picked (tests/nosimd.h). */
+static void check_no_simd(void)
+{
+	current_check = "CLEARPAGES_DISABLE=simd";
+	if (!nosimd_requested())
+		check_skip("no vector kernel when simd is disabled", "simd not disabled here");
+	else if (nosimd_check(why, sizeof(why)))
+		check_fail("no vector kernel when simd is disabled", why);
+	else
+		check_pass("no vector kernel when simd is disabled");
 }
 
 /* Run op on r; when it fails (a fault included), fail the check `what` saying what was called
@@ -325,6 +339,7 @@ int main(int argc, char **argv)
 	check_cpu_identity(features, uarch, signature);
 	check_described_cpus();
 	check_kernel_list(expect);
+	check_no_simd();
 	const struct cp_kernel *const *list;
 	size_t n = cp_kernels(&list);
 	for (size_t i = 0; i < n; i++) {
