@@ -169,6 +169,7 @@ void cp_arm64_stp_q(void *addr, size_t npages);
 void cp_arm64_stp(void *addr, size_t npages);
 void cp_arm64_mops_nt(void *addr, size_t npages);     /* HWCAP2_MOPS / ID_AA64ISAR2_EL1.MOPS */
 void cp_arm64_stnp(void *addr, size_t npages);
+void cp_arm64_stnp_x(void *addr, size_t npages);
 #endif
 
 #ifdef __cplusplus

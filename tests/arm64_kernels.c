@@ -110,12 +110,13 @@ Test(arm64, raw_kernels_direct)
 		{ "cp_arm64_stp",     cp_arm64_stp,     0 },
 		{ "cp_arm64_stp_q",   cp_arm64_stp_q,   0 },
 		{ "cp_arm64_stnp",    cp_arm64_stnp,    0 },
+		{ "cp_arm64_stnp_x",  cp_arm64_stnp_x,  0 },
 		{ "cp_arm64_dc_zva",  cp_arm64_dc_zva,  CP__F_DCZVA },
 		{ "cp_arm64_sve",     cp_arm64_sve,     CP__F_SVE },
 		{ "cp_arm64_mops",    cp_arm64_mops,    CP__F_MOPS },
 		{ "cp_arm64_mops_nt", cp_arm64_mops_nt, CP__F_MOPS },
 	};
-	static const size_t pages[] = { 1, 2, 5 };
+	static const size_t pages[] = { 0, 1, 2, 5 };
 	unsigned have = cp__state()->cpu.features;
 	for (size_t i = 0; i < sizeof(raw) / sizeof(raw[0]); i++) {
 		if ((raw[i].needs & have) != raw[i].needs)
@@ -131,10 +132,11 @@ Test(arm64, raw_kernels_direct)
 Test(arm64, raw_kernels_flush_with_guard)
 {
 	void (*const raw[])(void *, size_t) = {
-		cp_arm64_stp, cp_arm64_stp_q, cp_arm64_stnp, cp_arm64_dc_zva,
+		cp_arm64_stp, cp_arm64_stp_q, cp_arm64_stnp, cp_arm64_stnp_x, cp_arm64_dc_zva,
 		cp_arm64_sve, cp_arm64_mops, cp_arm64_mops_nt,
 	};
-	static const unsigned needs[] = { 0, 0, 0, CP__F_DCZVA, CP__F_SVE, CP__F_MOPS, CP__F_MOPS };
+	static const unsigned needs[] = { 0, 0, 0, 0, CP__F_DCZVA, CP__F_SVE, CP__F_MOPS,
+					  CP__F_MOPS };
 	unsigned have = cp__state()->cpu.features;
 	struct guarded g = guarded_map(4);
 	for (size_t i = 0; i < sizeof(raw) / sizeof(raw[0]); i++) {
