@@ -29,7 +29,7 @@ struct cp__kernel_desc {
 	unsigned needs;           /* CP__F_* all required to run it (CP__F_SIMD
 				     for every CP_SIMD kernel) */
 	unsigned ranked_by;       /* CP__F_*: without all of them the kernel drops to
-				     the end of its class (rep_stosb without ERMS/FSRM) */
+				     the end of its class (rep_stosb without ERMS/FSRS) */
 };
 extern const struct cp__kernel_desc cp__kernel_table[];
 extern const size_t cp__kernel_table_len;

@@ -66,7 +66,7 @@ Test(arm64, dc_zva_block_matches_model)
 {
 	const struct cp__state *st = cp__state();
 	unsigned long dczid = read_dczid();
-	unsigned want_block = (dczid & (1u << 4)) ? 0 : 4u << (dczid & 0xf);
+	unsigned want_block = (dczid & (1u << 4)) || (dczid & 0xf) > 9 ? 0 : 4u << (dczid & 0xf);
 	cr_assert_eq(st->cpu.dczva_block_bytes, want_block,
 		     "cpu.c says block %u, DCZID_EL0 (0x%lx) says %u",
 		     st->cpu.dczva_block_bytes, dczid, want_block);
@@ -198,6 +198,12 @@ static const struct described_core {
 	  CP__F_DCZVA | CP__F_SVE, 256, 0x46, 0x001, "fujitsu-a64fx" },
 	{ "ampereone", 0xc00fac30, 0x1000000010011ULL, 0, 0x4,
 	  CP__F_DCZVA, 64, 0xc0, 0xac3, "ampere-ampereone" },
+	{ "neoverse-n1 with a 2 KiB DC ZVA block (BS 9, the largest dc_zva steps)", 0x414fd0c1,
+	  0x1100000010112222ULL, 0, 0x9, CP__F_DCZVA, 2048, 0x41, 0xd0c, "arm-neoverse-n1" },
+	{ "neoverse-n1 with a 4 KiB DC ZVA block (BS 10): no DC ZVA", 0x414fd0c1,
+	  0x1100000010112222ULL, 0, 0xa, 0, 0, 0x41, 0xd0c, "arm-neoverse-n1" },
+	{ "a 32 KiB DC ZVA block (BS 13): no DC ZVA", 0x414fd0c1,
+	  0x1100000010112222ULL, 0, 0xd, 0, 0, 0x41, 0xd0c, "arm-neoverse-n1" },
 	{ "qemu max (MOPS, SVE; implementer 0: no uarch)", 0x000f0510,
 	  0x1000100110011ULL, 0x110012, 0x7,
 	  CP__F_DCZVA | CP__F_SVE | CP__F_MOPS, 512, 0x00, 0x051, "" },

@@ -3,7 +3,7 @@
 ;
 ; Assumptions:
 ; x86_64, SysV ABI; addr 4096-aligned; npages == 0 does nothing.
-; No CPU feature needed; fast with ERMS or FSRM (which rank it).
+; No CPU feature needed; fast with ERMS or FSRS (which rank it).
 ; Temporal: the lines are allocated in the cache.
 ;
 ; Knowing the whole length up front, microcode picks the store width and, on

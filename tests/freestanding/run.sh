@@ -38,7 +38,7 @@ done
 
 # --- the runs: name | runner | fs_check arguments | expected kernel list
 # (cp_kernels() order, arch/<arch>/kernels.def: a kernel needing a feature the
-# model lacks is gone; rep_stosb without ERMS/FSRM drops to the end of the
+# model lacks is gone; rep_stosb without ERMS/FSRS drops to the end of the
 # temporal kernels). "native" expects what the hosted library lists.
 case $arch in
 x86_64)
