@@ -11,7 +11,7 @@
  *
  * --expect: cp_kernels() names, in order, that this CPU (model) must list.
  * --features: the CLEARPAGES_DISABLE tokens of this arch that detection must
- * find, no more, no fewer ("" for none); --uarch: the microarchitecture name
+ * find, no more, no fewer ("" for none; ?token: either way); --uarch: the microarchitecture name
  * it must give ("" for unknown); --signature: display family/model/stepping.
  * Last line: "N passed, N failed[, N skipped]"; exit status 1 on a failure.
  */
