@@ -58,11 +58,11 @@
 /*
  * CP_STORE_LOOP store, zero, pair, form, dst, npages, dstend: the loop of the
  * store-pair kernels (stp, stp_q, stnp, stnp_x). Sets dstend = dst + npages
- * pages, then stores `store zero, zero` four times per iteration, `pair` bytes each, until
- * dst reaches dstend; dst ends at dstend, npages is kept; npages == 0 stores
- * nothing (CP_NO_PAGES). 4 x pair divides
- * 4096 for pair 16 or 32, so the loop needs no tail and lands on dstend
- * exactly, even for a range that ends at 2^64.
+ * pages, then stores `store zero, zero` four times per iteration, `pair`
+ * bytes each, until dst reaches dstend; dst ends at dstend, npages is kept;
+ * npages == 0 stores nothing (CP_NO_PAGES). 4 x pair divides 4096 for pair 16
+ * or 32, so the loop needs no tail and lands on dstend exactly, even for a
+ * range that ends at 2^64.
  * form `post`: the fourth store post-increments dst (one add per loop);
  * form `add`: four offset stores, then an add (STNP has no writeback form).
  */
