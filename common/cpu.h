@@ -37,7 +37,8 @@ struct cp__cpu {
 	unsigned family, model_id, stepping;  /* x86: display family/model; 0 on arm64 */
 	unsigned midr_implementer, midr_part; /* arm64: MIDR_EL1 fields; 0 elsewhere */
 	char uarch[32];           /* "intel-sapphire-rapids", "amd-zen4", ...; "" unknown */
-	unsigned features;        /* CP__F_* as detected, before CLEARPAGES_DISABLE */
+	unsigned features;        /* CP__F_* as detected, before CLEARPAGES_DISABLE;
+				     CP__F_SIMD always */
 	unsigned prefs;           /* CP__P_* */
 	size_t l2_bytes;          /* per core */
 	size_t llc_bytes;         /* last level as seen by one core (per CCX on AMD) */
@@ -50,6 +51,17 @@ void cp__cpu_detect(struct cp__cpu *cpu);
  * tests describe CPUs they do not run on. cp__cpu_detect calls it. (arm64:
  * cp__cpu_from_regs in arch/arm64/cpu_regs.h does the same from registers.) */
 void cp__cpu_identify(struct cp__cpu *cpu);
+
+/* The CPUID leaves (and XCR0) the features come from; 0 where not read. */
+struct cp__x86_cpuid {
+	unsigned l1_ecx;                    /* leaf 1 ECX: AVX, OSXSAVE */
+	unsigned l7_eax, l7_ebx, l7_edx;    /* leaf 7.0: max subleaf; ERMS, AVX2, AVX512F; FSRM */
+	unsigned l7s1_eax;                  /* leaf 7.1 EAX: FSRS */
+	unsigned e8_ebx;                    /* 0x80000008 EBX: CLZERO */
+	unsigned long long xcr0;            /* XGETBV(0), read only when OSXSAVE */
+};
+/* The CP__F_* of those leaves (not SIMD): pure, cp__cpu_detect calls it. */
+unsigned cp__x86_features(const struct cp__x86_cpuid *id);
 #endif
 
 #endif

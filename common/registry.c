@@ -9,20 +9,24 @@
 
 #define TEMPORAL    0
 #define NONTEMPORAL CP_NONTEMPORAL
+#define GPR         0
+#define SIMD        CP_SIMD
 #define F(id)       CP__F_##id
 #define CP_KERNEL_SYM2(arch, name) cp_##arch##_##name
 #define CP_KERNEL_SYM(arch, name) CP_KERNEL_SYM2(arch, name)
 
 /* The raw kernels' prototypes, from the same list (the public header's copy
  * is generated from it too: scripts/regen.sh). */
-#define CP_KERNEL(name, class, needs, ranked_by, what) \
+#define CP_KERNEL(name, class, regs, needs, ranked_by, what) \
 	void CP_KERNEL_SYM(CP_ARCH_ID, name)(void *addr, size_t npages);
 #include "kernels.def"
 #undef CP_KERNEL
 
 const struct cp__kernel_desc cp__kernel_table[] = {
-#define CP_KERNEL(name, class, needs, ranked_by, what) \
-	{ { #name, CP_ARCH_NAME, class, CP_KERNEL_SYM(CP_ARCH_ID, name) }, needs, ranked_by },
+/* regs SIMD: the CP_SIMD flag, and the pseudo-feature SIMD in needs. */
+#define CP_KERNEL(name, class, regs, needs, ranked_by, what) \
+	{ { #name, CP_ARCH_NAME, (class) | (regs), CP_KERNEL_SYM(CP_ARCH_ID, name) }, \
+	  (needs) | ((regs) ? CP__F_SIMD : 0), ranked_by },
 #include "kernels.def"
 #undef CP_KERNEL
 };
@@ -88,7 +92,7 @@ unsigned cp__disable_parse(const char *list,
 			if (!t) {
 				if (unknown)
 					unknown(p + b, e - b, ctx);
-			} else if (cp__streq(t->arch, CP_ARCH_NAME)) {
+			} else if (cp__feature_token_here(t)) {
 				mask |= t->feature;
 			}
 		}
@@ -97,6 +101,11 @@ unsigned cp__disable_parse(const char *list,
 			p++;
 	}
 	return mask;
+}
+
+int cp__feature_token_here(const struct cp__feature_token *t)
+{
+	return cp__streq(t->arch, CP_ARCH_NAME) || cp__streq(t->arch, "any");
 }
 
 const struct cp__feature_token *cp__feature_token_find(const char *tok, size_t len)

@@ -26,9 +26,10 @@
 /* One row of the kernel table. */
 struct cp__kernel_desc {
 	struct cp_kernel kernel;
-	unsigned needs;           /* CP__F_* all required to run it */
+	unsigned needs;           /* CP__F_* all required to run it (CP__F_SIMD
+				     for every CP_SIMD kernel) */
 	unsigned ranked_by;       /* CP__F_*: without all of them the kernel drops to
-				     the end of its class (rep_stosb without ERMS/FSRM) */
+				     the end of its class (rep_stosb without ERMS/FSRS) */
 };
 extern const struct cp__kernel_desc cp__kernel_table[];
 extern const size_t cp__kernel_table_len;
@@ -37,7 +38,7 @@ extern const size_t cp__kernel_table_len;
 struct cp__feature_token {
 	const char *token;
 	unsigned feature;
-	const char *arch;         /* CP_ARCH_NAME spelling */
+	const char *arch;         /* CP_ARCH_NAME spelling, or "any": both arches */
 };
 extern const struct cp__feature_token cp__feature_tokens[];
 extern const size_t cp__feature_tokens_len;
@@ -60,6 +61,8 @@ const struct cp_kernel *cp__list_find(const struct cp__kernel_list *list, const 
  * `unknown` (which may be NULL). */
 unsigned cp__disable_parse(const char *list,
 			   void (*unknown)(const char *tok, size_t len, void *ctx), void *ctx);
+/* Whether a token applies to this build's architecture (its own, or "any"). */
+int cp__feature_token_here(const struct cp__feature_token *t);
 /* The token `len` bytes at `tok` (case-insensitive): NULL when unknown. */
 const struct cp__feature_token *cp__feature_token_find(const char *tok, size_t len);
 

@@ -55,7 +55,7 @@ static const struct cp_kernel *generic_pick(const struct cp__select_in *in, int 
 }
 
 /* A usable temporal kernel ranked by a feature this CPU has (rep_stosb with
- * ERMS/FSRM), or NULL. */
+ * ERMS/FSRS), or NULL. */
 static const struct cp_kernel *fast_string_kernel(const struct cp__select_in *in)
 {
 	for (size_t i = 0; i < in->usable->n; i++) {

@@ -52,12 +52,13 @@ const char *cp_version(void);
 
 #define CP_PAGE_SIZE 4096          /* unit of the page API, whatever the system page size */
 #define CP_NONTEMPORAL 1u          /* cp_kernel.flags: stores bypass (or evict-first) the cache */
+#define CP_SIMD 2u                 /* cp_kernel.flags: the kernel uses vector (SIMD/FP) registers */
 
 struct cp_kernel {
 	const char *name;          /* unique: "rep_stosb", "dc_zva", ... */
 	const char *arch;          /* "x86_64" or "arm64" */
-	unsigned    flags;         /* CP_NONTEMPORAL */
-	void      (*clear)(void *addr, size_t npages);   /* raw kernel, no checks */
+	unsigned    flags;         /* CP_NONTEMPORAL, CP_SIMD */
+	void      (*clear)(void *addr, size_t npages);   /* raw kernel: npages 0 does nothing, no checks */
 };
 
 /*
@@ -179,14 +180,14 @@ int cp_freestanding_init(const struct cp_cpu_description *desc);
  * the kernel's feature (see the README's kernel table).
  */
 #if defined(__x86_64__)
-void cp_x86_64_avx512(void *addr, size_t npages);     /* AVX512F (7.0 EBX[16]) and XCR0 bits 1,2,5,6,7 */
-void cp_x86_64_avx2(void *addr, size_t npages);       /* CPUID 7.0 EBX[5] and XCR0 SSE|AVX */
+void cp_x86_64_avx512(void *addr, size_t npages);     /* AVX512F (7.0 EBX[16]), AVX and XCR0 bits 1,2,5,6,7 */
+void cp_x86_64_avx2(void *addr, size_t npages);       /* CPUID 7.0 EBX[5], AVX and XCR0 SSE|AVX */
 void cp_x86_64_rep_stosb(void *addr, size_t npages);
 void cp_x86_64_rep_stosq(void *addr, size_t npages);
 void cp_x86_64_sse2(void *addr, size_t npages);
 void cp_x86_64_movq(void *addr, size_t npages);
-void cp_x86_64_avx2_nt(void *addr, size_t npages);    /* CPUID 7.0 EBX[5] and XCR0 SSE|AVX */
-void cp_x86_64_avx512_nt(void *addr, size_t npages);  /* AVX512F (7.0 EBX[16]) and XCR0 bits 1,2,5,6,7 */
+void cp_x86_64_avx2_nt(void *addr, size_t npages);    /* CPUID 7.0 EBX[5], AVX and XCR0 SSE|AVX */
+void cp_x86_64_avx512_nt(void *addr, size_t npages);  /* AVX512F (7.0 EBX[16]), AVX and XCR0 bits 1,2,5,6,7 */
 void cp_x86_64_clzero(void *addr, size_t npages);     /* CPUID 0x80000008 EBX[0] */
 void cp_x86_64_movnti(void *addr, size_t npages);
 #endif
@@ -198,6 +199,7 @@ void cp_arm64_stp_q(void *addr, size_t npages);
 void cp_arm64_stp(void *addr, size_t npages);
 void cp_arm64_mops_nt(void *addr, size_t npages);     /* HWCAP2_MOPS / ID_AA64ISAR2_EL1.MOPS */
 void cp_arm64_stnp(void *addr, size_t npages);
+void cp_arm64_stnp_x(void *addr, size_t npages);
 #endif
 
 #ifdef __cplusplus

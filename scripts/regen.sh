@@ -7,21 +7,22 @@
 set -eu
 check=${1:-}
 
-def_rows() {   # name class needs ranked what, tab-separated
+def_rows() {   # name class regs needs ranked what, tab-separated
 	awk -F', *' '/^CP_KERNEL\(/ {
 		sub(/^CP_KERNEL\( */, ""); sub(/\) *$/, "")
 		what = $0; sub(/^[^"]*"/, "", what); sub(/".*$/, "", what)
-		for (i = 3; i <= 4; i++) { gsub(/F\(/, "", $i); gsub(/\)/, "", $i); gsub(/ *\| */, "/", $i) }
-		printf "%s\t%s\t%s\t%s\t%s\n", $1, $2, $3, $4, what
+		for (i = 4; i <= 5; i++) { gsub(/F\(/, "", $i); gsub(/\)/, "", $i); gsub(/ *\| */, "/", $i) }
+		printf "%s\t%s\t%s\t%s\t%s\t%s\n", $1, $2, $3, $4, $5, what
 	}' "arch/$1/kernels.def"
 }
 
 readme_table() {
-	printf '| kernel | instructions | needs | cache |\n|---|---|---|---|\n'
+	printf '| kernel | instructions | needs | cache | registers |\n|---|---|---|---|---|\n'
 	def_rows "$1" | awk -F'\t' '{
-		n = $3 == "0" ? "—" : $3
-		if ($4 != "0") n = n " (ranked by " $4 ")"
-		printf "| `%s` | %s | %s | %s |\n", $1, $5, n, $2 == "NONTEMPORAL" ? "non-temporal" : "temporal"
+		n = $4 == "0" ? "—" : $4
+		if ($5 != "0") n = n " (ranked by " $5 ")"
+		printf "| `%s` | %s | %s | %s | %s |\n", $1, $6, n,
+		       $2 == "NONTEMPORAL" ? "non-temporal" : "temporal", $3 == "SIMD" ? "vector" : "general"
 	}'
 }
 
@@ -32,7 +33,7 @@ header_block() {   # each needed feature's comment from common/features.def
 			c = $0; sub(/^[^\/]*\/\* */, "", c); sub(/ *\*\/.*/, "", c); why[id] = c; next }
 		FILENAME == "-" {
 			proto = sprintf("void cp_%s_%s(void *addr, size_t npages);", arch, $1)
-			if ($3 != "0") proto = sprintf("%-53s /* %s */", proto, why[$3])
+			if ($4 != "0") proto = sprintf("%-53s /* %s */", proto, why[$4])
 			print proto
 		}' common/features.def -
 }

@@ -6,7 +6,7 @@ CRIT_LIBS   ?= -lcriterion
 TEST_SRCS := $(wildcard tests/test_*.c) $(wildcard tests/$(ARCH)_*.c)
 TEST_BIN  := $(BUILD)/tests/cp_tests
 
-$(TEST_BIN): $(TEST_SRCS) tests/testutil.h tests/guard.h tests/profile_files.h bench/derive.c bench/derive.h \
+$(TEST_BIN): $(TEST_SRCS) tests/testutil.h tests/guard.h tests/nosimd.h tests/profile_files.h bench/derive.c bench/derive.h \
             $(LIB_A) | $(BUILD)/tests
 	$(CC) $(CP_CFLAGS) $(CFLAGS) -fvisibility=default $(CRIT_CFLAGS) -Itests \
 	    -o $@ $(TEST_SRCS) $(LIB_A) $(CRIT_LIBS) -lpthread
@@ -121,7 +121,7 @@ test-x86-models test-fuzz test-asan test-valgrind:
 
 # The x86 matrix (tests/models/x86_64.sh, beside its arm64 twin arm64.sh):
 # expectations derived from kernels.def by tests/models/expect.awk.
-$(MODELS_BIN): tests/models/cpu_identity.h
+$(MODELS_BIN): tests/models/cpu_identity.h tests/nosimd.h
 rel-x86-models: $(MODELS_BIN)
 	tests/models/x86_64.sh $(MODELS_BIN) $(BUILD)/models/logs
 

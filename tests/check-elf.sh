@@ -10,7 +10,8 @@
 #    (arm64) property, and so does the .so;
 #  - every exported function starts at a landing pad (endbr64 / bti c);
 #  - `ld -r` of a hardened consumer with clearpages.o (and with each kernel) keeps
-#    the property, while an unhardened consumer drops it (the check can fail).
+#    the property, while an unhardened consumer drops it (the check can fail);
+#  - each kernel's CP_SIMD flag matches its code (tests/check-nosimd.sh).
 # Usage: tests/check-elf.sh <x86_64|arm64> <builddir>. Exit 1 on any violation.
 set -eu
 [ $# -eq 2 ] || { echo "usage: $0 <x86_64|arm64> <builddir>" >&2; exit 2; }
@@ -151,6 +152,9 @@ for mode in harden unharden; do
 		esac
 	done
 done
+
+# --- the kernels' vector registers against kernels.def's regs column
+"$(dirname "$0")/check-nosimd.sh" "$arch" "$build" || failures=$((failures + 1))
 
 nobj=$(echo $members "$build/clearpages.o" $kernels | wc -w)
 if [ "$failures" -ne 0 ]; then

@@ -67,7 +67,7 @@ static struct described x86(const char *vendor, unsigned family, unsigned model,
 	strcpy(d.cpu.model, "described");
 	d.cpu.family = family;
 	d.cpu.model_id = model;
-	d.cpu.features = features;
+	d.cpu.features = features | CP__F_SIMD;   /* as detection always sets it */
 	d.cpu.l2_bytes = (size_t)1 << 20;
 	d.cpu.llc_bytes = llc_mib << 20;
 	cp__cpu_identify(&d.cpu);
@@ -296,7 +296,7 @@ static struct described arm(unsigned features, unsigned dczva_block)
 	struct described d;
 	memset(&d, 0, sizeof(d));
 	strcpy(d.cpu.vendor, "arm64");
-	d.cpu.features = features;
+	d.cpu.features = features | CP__F_SIMD;   /* as detection always sets it */
 	d.cpu.dczva_block_bytes = dczva_block;
 	d.cpu.l2_bytes = (size_t)1 << 20;
 	d.cpu.llc_bytes = (size_t)8 << 20;

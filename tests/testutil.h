@@ -20,7 +20,8 @@
 
 #define PG ((size_t)CP_PAGE_SIZE)
 
-/* Kernels every CPU of the arch has, never the default choice for one page. */
+/* Kernels every CPU of the arch has, never the default choice for one page,
+ * and general-register ones: they stay under CLEARPAGES_DISABLE=simd. */
 #if defined(__x86_64__)
 #define BASELINE "movq"
 #define BASELINE_UPPER "MOVQ"
@@ -28,7 +29,7 @@
 #else
 #define BASELINE "stp"
 #define BASELINE_UPPER "STP"
-#define BASELINE_NT "stnp"
+#define BASELINE_NT "stnp_x"
 #endif
 
 /* guarded_map: guard_map (guard.h) that must succeed. */

@@ -46,16 +46,28 @@
 #define CP_PAGE_SHIFT	12
 
 /*
+ * CP_NO_PAGES npages, done: every kernel's npages == 0 rule, before its first
+ * store: branch to done (the label of its ret), writing nothing. The loops
+ * test their end only after a pass, so without it they would run on until
+ * they fault.
+ */
+.macro CP_NO_PAGES npages, done
+	cbz	\npages, \done
+.endm
+
+/*
  * CP_STORE_LOOP store, zero, pair, form, dst, npages, dstend: the loop of the
- * store-pair kernels (stp, stp_q, stnp). Sets dstend = dst + npages pages, then
- * stores `store zero, zero` four times per iteration, `pair` bytes each, until
- * dst reaches dstend; dst ends at dstend, npages is kept. 4 x pair divides
- * 4096 for pair 16 or 32, so the loop needs no tail and lands on dstend
- * exactly, even for a range that ends at 2^64.
+ * store-pair kernels (stp, stp_q, stnp, stnp_x). Sets dstend = dst + npages
+ * pages, then stores `store zero, zero` four times per iteration, `pair`
+ * bytes each, until dst reaches dstend; dst ends at dstend, npages is kept;
+ * npages == 0 stores nothing (CP_NO_PAGES). 4 x pair divides 4096 for pair 16
+ * or 32, so the loop needs no tail and lands on dstend exactly, even for a
+ * range that ends at 2^64.
  * form `post`: the fourth store post-increments dst (one add per loop);
  * form `add`: four offset stores, then an add (STNP has no writeback form).
  */
 .macro CP_STORE_LOOP store, zero, pair, form, dst, npages, dstend
+	CP_NO_PAGES \npages, 2f
 	add	\dstend, \dst, \npages, lsl CP_PAGE_SHIFT
 .ifc \form, post
 1:	\store	\zero, \zero, [\dst, \pair]
@@ -75,22 +87,26 @@
 .endif
 	cmp	\dst, \dstend
 	b.ne	1b
+2:
 .endm
 
 /*
  * CP_MOPS_SET dst, npages, count, hint: the FEAT_MOPS memset of the mops
  * kernels: count = npages pages in bytes, then SETP/SETM/SETE (no hint:
  * temporal) or SETPN/SETMN/SETEN (hint n: non-temporal) of zero from dst.
- * dst and count are advanced and counted down by the sequence (count ends 0).
+ * dst and count are advanced and counted down by the sequence (count ends 0);
+ * npages == 0 skips it (CP_NO_PAGES).
  * The three must stay consecutive, in this order, on the same registers: a
  * thread that migrates mid-sequence may be restarted from the prologue
  * (Linux, Documentation/arch/arm64/mops.rst). Needs .arch armv8.8-a.
  */
 .macro CP_MOPS_SET dst, npages, count, hint=
+	CP_NO_PAGES \npages, 1f
 	lsl	\count, \npages, CP_PAGE_SHIFT
 	setp\hint	[\dst]!, \count!, xzr
 	setm\hint	[\dst]!, \count!, xzr
 	sete\hint	[\dst]!, \count!, xzr
+1:
 .endm
 
 	.section .note.GNU-stack, "", %progbits

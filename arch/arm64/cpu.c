@@ -7,7 +7,9 @@
  *    cp__cpu_from_regs() describes the CPU from MIDR_EL1, ID_AA64PFR0_EL1
  *    (SVE: bits 35:32), ID_AA64ISAR2_EL1 (MOPS: bits 19:16) and DCZID_EL0 (DZP,
  *    bit 4, set: DC ZVA prohibited; else BS, bits 3:0, is log2 of the block in
- *    4-byte words); cp__cpu_detect_mrs() reads them with MRS (EL1, or EL0
+ *    4-byte words; a block over 2 KiB, which the kernel cannot step, counts as
+ *    no DC ZVA), and always the pseudo-feature SIMD (features.def);
+ *    cp__cpu_detect_mrs() reads them with MRS (EL1, or EL0
  *    where the kernel emulates the reads). uarch comes from MIDR's implementer
  *    and part numbers (Linux's arch/arm64/include/asm/cputype.h lists them).
  * 2. Hosted cp__cpu_detect(): AT_HWCAP/AT_HWCAP2 (HWCAP_SVE, HWCAP2_MOPS) are
@@ -27,6 +29,8 @@
 #define ISAR2_MOPS_SHIFT 16
 #define DCZID_DZP        (1u << 4)
 #define DCZID_BS         0xfu
+/* The largest block dc_zva.S handles: 4 << 9 = 2 KiB, two blocks a page. */
+#define DCZID_BS_MAX     9u
 
 /* 1 MiB L2 per core and 8 MiB of LLC per cluster: a Cortex-A7x / Neoverse N1
  * class core, where most arm64 servers and phones sit. */
@@ -128,6 +132,7 @@ void cp__cpu_from_regs(struct cp__cpu *cpu, unsigned long long midr,
 		       unsigned long long dczid)
 {
 	*cpu = (struct cp__cpu){ 0 };
+	cpu->features = CP__F_SIMD;     /* FP/AdvSIMD: Linux arm64 requires them */
 	copy_str(cpu->vendor, sizeof(cpu->vendor), "arm64");
 	cpu->l2_bytes = DEFAULT_L2_BYTES;
 	cpu->llc_bytes = DEFAULT_LLC_BYTES;
@@ -136,7 +141,7 @@ void cp__cpu_from_regs(struct cp__cpu *cpu, unsigned long long midr,
 		cpu->features |= CP__F_SVE;
 	if ((isar2 >> ISAR2_MOPS_SHIFT) & 0xf)
 		cpu->features |= CP__F_MOPS;
-	if (!(dczid & DCZID_DZP)) {
+	if (!(dczid & DCZID_DZP) && (dczid & DCZID_BS) <= DCZID_BS_MAX) {
 		cpu->features |= CP__F_DCZVA;
 		cpu->dczva_block_bytes = 4u << (dczid & DCZID_BS);
 	}

@@ -12,7 +12,7 @@
  *
  * Assumptions:
  * ARMv8-a, AArch64; DCZID_EL0.DZP == 0 (else DC ZVA traps: the caller checks);
- * dst 4096-aligned, npages >= 1 (no checks); the block (and step) a power of
+ * dst 4096-aligned; npages == 0 does nothing; the block (and step) a power of
  * two from 4 B to 2 KiB, so a page is a whole number of step pairs and no
  * write leaves [dst, dst + npages * 4096).
  */
@@ -39,6 +39,7 @@ END cp_arm64_dc_zva
 
 /* void cp__arm64_dc_zva_step(void *addr, size_t npages, size_t step) */
 ENTRY_HIDDEN cp__arm64_dc_zva_step
+	CP_NO_PAGES npages, 2f
 	add	dstend, dst, npages, lsl CP_PAGE_SHIFT
 	lsl	step2, step, 1
 1:	add	tmp, dst, step
@@ -47,5 +48,5 @@ ENTRY_HIDDEN cp__arm64_dc_zva_step
 	add	dst, dst, step2
 	cmp	dst, dstend
 	b.ne	1b
-	ret
+2:	ret
 END cp__arm64_dc_zva_step

@@ -6,8 +6,8 @@
  * temporal: what Arm recommends for memset where FEAT_MOPS exists.
  *
  * Assumptions:
- * ARMv8.8-a (FEAT_MOPS, HWCAP2_MOPS), AArch64; dst 4096-aligned, npages >= 1
- * (no checks).
+ * ARMv8.8-a (FEAT_MOPS, HWCAP2_MOPS), AArch64; dst 4096-aligned; npages == 0
+ * does nothing.
  */
 #include "cp_arm64.h"
 

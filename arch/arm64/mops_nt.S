@@ -7,8 +7,8 @@
  * clear_page uses: the CPU may stream the zeros past the cache.
  *
  * Assumptions:
- * ARMv8.8-a (FEAT_MOPS, HWCAP2_MOPS), AArch64; dst 4096-aligned, npages >= 1
- * (no checks).
+ * ARMv8.8-a (FEAT_MOPS, HWCAP2_MOPS), AArch64; dst 4096-aligned; npages == 0
+ * does nothing.
  */
 #include "cp_arm64.h"
 

@@ -7,7 +7,7 @@
  * caller's working set; it needs no feature: the non-temporal fallback.
  *
  * Assumptions:
- * ARMv8-a, AArch64, AdvSIMD; dst 4096-aligned, npages >= 1 (no checks).
+ * ARMv8-a, AArch64, AdvSIMD; dst 4096-aligned; npages == 0 does nothing.
  * Clobbers v0 (caller-saved in AAPCS64).
  */
 #include "cp_arm64.h"

@@ -6,7 +6,7 @@
  * FP/SIMD state: for code that must not touch vector registers.
  *
  * Assumptions:
- * ARMv8-a, AArch64; dst 4096-aligned, npages >= 1 (no checks).
+ * ARMv8-a, AArch64; dst 4096-aligned; npages == 0 does nothing.
  */
 #include "cp_arm64.h"
 

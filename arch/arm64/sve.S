@@ -7,8 +7,8 @@
  * whilelo ends the tail exactly on any VL, even one that does not divide 4096.
  *
  * Assumptions:
- * ARMv8.2-a + SVE (HWCAP_SVE: the caller checks), AArch64; dst 4096-aligned,
- * npages >= 1 (no checks). Any vector length from 16 to 256 bytes, a power of
+ * ARMv8.2-a + SVE (HWCAP_SVE: the caller checks), AArch64; dst 4096-aligned;
+ * npages == 0 does nothing. Any vector length from 16 to 256 bytes, a power of
  * two or not (48 bytes, say). Clobbers z0, p0, p1 (caller-saved in AAPCS64).
  */
 #include "cp_arm64.h"
@@ -24,6 +24,7 @@
 
 /* void cp_arm64_sve(void *addr, size_t npages) */
 ENTRY cp_arm64_sve
+	CP_NO_PAGES npages, 4f
 	mov	z0.b, #0
 	ptrue	p0.b
 	lsl	count, npages, CP_PAGE_SHIFT

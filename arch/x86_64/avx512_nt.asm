@@ -2,7 +2,7 @@
 ; SPDX-License-Identifier: MIT
 ;
 ; Assumptions:
-; x86_64, SysV ABI; addr 4096-aligned, npages >= 1 (no checks).
+; x86_64, SysV ABI; addr 4096-aligned; npages == 0 does nothing.
 ; AVX512F, and the OS saving ZMM state (XCR0 bits 1, 2, 5, 6, 7).
 ; Non-temporal: the lines end up out of the cache.
 ;

@@ -2,7 +2,7 @@
 ; SPDX-License-Identifier: MIT
 ;
 ; Assumptions:
-; x86_64, SysV ABI; addr 4096-aligned, npages >= 1 (no checks).
+; x86_64, SysV ABI; addr 4096-aligned; npages == 0 does nothing.
 ; CLZERO (CPUID 0x80000008 EBX[0]); neither qemu nor valgrind can run it.
 ; Non-temporal: the lines are written with no read-for-ownership.
 ;
@@ -18,6 +18,7 @@
 
 ; void cp_x86_64_clzero(void *addr, size_t npages)
 CP_FUNC cp_x86_64_clzero
+	CP_NO_PAGES npages
 	mov	dst, addr
 	CP_PAGES_END dstend, dst, npages
 .line:
@@ -26,5 +27,6 @@ CP_FUNC cp_x86_64_clzero
 	cmp	dst, dstend
 	jne	.line                   ; lands on dstend exactly, even at 2^64
 	sfence                          ; order the lines before later stores
+.ret:
 	ret
 CP_ENDFUNC cp_x86_64_clzero

@@ -3,10 +3,13 @@
  * x86_64 CPU detection: CPUID and XGETBV only. Fills struct cp__cpu; knows
  * nothing of kernels or policy. The one place that compares vendor strings.
  *
- * Features: ERMS (7.0 EBX[9]), FSRM (7.0 EDX[4]), AVX2 (7.0 EBX[5]) usable only
- * when OSXSAVE (1 ECX[27]) is set and XCR0 has SSE and AVX state (bits 1-2),
- * AVX512 (AVX512F, 7.0 EBX[16]) only when XCR0 also has opmask, ZMM_Hi256 and
- * Hi16_ZMM (bits 5-7), CLZERO (0x80000008 EBX[0]).
+ * Features (cp__x86_features, a pure function of the leaves: tests describe
+ * CPUs to it): ERMS (7.0 EBX[9]), FSRM (7.0 EDX[4]), FSRS (7.1 EAX[11], where
+ * 7.0 EAX says subleaf 1 exists), AVX2 (7.0 EBX[5]) usable only with AVX
+ * (1 ECX[28]), OSXSAVE (1 ECX[27]) and XCR0 holding SSE and AVX state (bits
+ * 1-2), AVX512 (AVX512F, 7.0 EBX[16]) only with all that and XCR0's opmask,
+ * ZMM_Hi256 and Hi16_ZMM (bits 5-7), CLZERO (0x80000008 EBX[0]); SIMD (the pseudo-feature of
+ * the vector kernels, features.def) always.
  * Identity: display family/model/stepping from leaf 1 EAX; the
  * microarchitecture's name and the preference bits from vendor, family, model
  * and features (cp__cpu_identify, a pure function: tests describe CPUs to it).
@@ -49,6 +52,33 @@ static unsigned long long xgetbv0(void)
 	unsigned lo, hi;
 	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
 	return ((unsigned long long)hi << 32) | lo;
+}
+
+#define BIT(v, n)	(((v) >> (n)) & 1)
+#define OSXSAVE(ecx)	BIT(ecx, 27)
+
+unsigned cp__x86_features(const struct cp__x86_cpuid *id)
+{
+	unsigned f = 0;
+	/* VEX-encoded stores need AVX itself and the OS saving its state; the
+	 * AVX2 or AVX512F bit alone says nothing of either. */
+	int avx = BIT(id->l1_ecx, 28) && OSXSAVE(id->l1_ecx) &&
+		  (id->xcr0 & 0x06) == 0x06;                    /* SSE, AVX state */
+	int zmm = avx && (id->xcr0 & 0xe6) == 0xe6;           /* and opmask, ZMM_Hi256, Hi16_ZMM */
+
+	if (BIT(id->l7_ebx, 9))
+		f |= CP__F_ERMS;
+	if (BIT(id->l7_edx, 4))
+		f |= CP__F_FSRM;
+	if (id->l7_eax >= 1 && BIT(id->l7s1_eax, 11))     /* subleaf 1 exists */
+		f |= CP__F_FSRS;
+	if (avx && BIT(id->l7_ebx, 5))
+		f |= CP__F_AVX2;
+	if (zmm && BIT(id->l7_ebx, 16))
+		f |= CP__F_AVX512;
+	if (BIT(id->e8_ebx, 0))
+		f |= CP__F_CLZERO;
+	return f;
 }
 
 static int vendor_is_amd(const char *vendor)
@@ -179,6 +209,7 @@ void cp__cpu_detect(struct cp__cpu *cpu)
 	unsigned r[4];
 
 	__builtin_memset(cpu, 0, sizeof(*cpu));
+	cpu->features = CP__F_SIMD;     /* SSE2 is architectural on x86_64 */
 	cpu->l2_bytes = DEFAULT_L2_BYTES;
 	cpu->llc_bytes = DEFAULT_LLC_BYTES;
 
@@ -189,35 +220,30 @@ void cp__cpu_detect(struct cp__cpu *cpu)
 	__builtin_memcpy(cpu->vendor + 8, &r[2], 4);
 	int amd = vendor_is_amd(cpu->vendor);
 
-	int avx_os = 0, zmm_os = 0;
+	struct cp__x86_cpuid id = { 0 };   /* leaves beyond the maximum stay 0 */
 	if (max_leaf >= 1) {
 		cpuid(1, 0, r);
 		decode_signature(cpu, r[0]);
-		if ((r[2] >> 27) & 1) { /* OSXSAVE: XGETBV is allowed */
-			unsigned long long xcr0 = xgetbv0();
-			avx_os = (xcr0 & 0x06) == 0x06;   /* SSE, AVX */
-			zmm_os = (xcr0 & 0xe6) == 0xe6;   /* and opmask, ZMM_Hi256, Hi16_ZMM */
-		}
+		id.l1_ecx = r[2];
+		if (OSXSAVE(id.l1_ecx))     /* XGETBV is allowed */
+			id.xcr0 = xgetbv0();
 	}
 	if (max_leaf >= 7) {
 		cpuid(7, 0, r);
-		if ((r[1] >> 9) & 1)
-			cpu->features |= CP__F_ERMS;
-		if ((r[3] >> 4) & 1)
-			cpu->features |= CP__F_FSRM;
-		if (((r[1] >> 5) & 1) && avx_os)
-			cpu->features |= CP__F_AVX2;
-		if (((r[1] >> 16) & 1) && zmm_os)
-			cpu->features |= CP__F_AVX512;
+		id.l7_eax = r[0], id.l7_ebx = r[1], id.l7_edx = r[3];
+		if (id.l7_eax >= 1) {
+			cpuid(7, 1, r);
+			id.l7s1_eax = r[0];
+		}
 	}
 
 	cpuid(0x80000000, 0, r);
 	unsigned max_ext = r[0];
 	if (max_ext >= 0x80000008) {
 		cpuid(0x80000008, 0, r);
-		if (r[1] & 1)
-			cpu->features |= CP__F_CLZERO;
+		id.e8_ebx = r[1];
 	}
+	cpu->features |= cp__x86_features(&id);
 	if (max_ext >= 0x80000004)
 		brand_string(cpu);
 	if (!cpu->model[0])

@@ -2,8 +2,8 @@
 ; SPDX-License-Identifier: MIT
 ;
 ; Assumptions:
-; x86_64, SysV ABI; addr 4096-aligned, npages >= 1 (no checks).
-; No CPU feature needed; fast with ERMS or FSRM (which rank it).
+; x86_64, SysV ABI; addr 4096-aligned; npages == 0 does nothing.
+; No CPU feature needed; fast with ERMS or FSRS (which rank it).
 ; Temporal: the lines are allocated in the cache.
 ;
 ; Knowing the whole length up front, microcode picks the store width and, on
@@ -18,9 +18,11 @@
 
 ; void cp_x86_64_rep_stosb(void *addr, size_t npages)
 CP_FUNC cp_x86_64_rep_stosb
+	CP_NO_PAGES npages
 	mov	count, npages
 	shl	count, CP_PAGE_SHIFT    ; bytes = npages * 4096
 	xor	zerod, zerod
 	rep stosb
+.ret:
 	ret
 CP_ENDFUNC cp_x86_64_rep_stosb

@@ -2,7 +2,7 @@
 ; SPDX-License-Identifier: MIT
 ;
 ; Assumptions:
-; x86_64, SysV ABI; addr 4096-aligned, npages >= 1 (no checks).
+; x86_64, SysV ABI; addr 4096-aligned; npages == 0 does nothing.
 ; No CPU feature needed.
 ; Temporal: the lines are allocated in the cache.
 ;
@@ -18,9 +18,11 @@
 
 ; void cp_x86_64_rep_stosq(void *addr, size_t npages)
 CP_FUNC cp_x86_64_rep_stosq
+	CP_NO_PAGES npages
 	mov	count, npages
 	shl	count, CP_PAGE_SHIFT - 3 ; qwords = npages * 512
 	xor	zerod, zerod
 	rep stosq
+.ret:
 	ret
 CP_ENDFUNC cp_x86_64_rep_stosq

@@ -2,7 +2,7 @@
 ; SPDX-License-Identifier: MIT
 ;
 ; Assumptions:
-; x86_64, SysV ABI; addr 4096-aligned, npages >= 1 (no checks).
+; x86_64, SysV ABI; addr 4096-aligned; npages == 0 does nothing.
 ; SSE2 only (architectural on x86_64): no feature check.
 ; Temporal: the lines are allocated in the cache.
 ;

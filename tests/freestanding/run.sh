@@ -38,7 +38,7 @@ done
 
 # --- the runs: name | runner | fs_check arguments | expected kernel list
 # (cp_kernels() order, arch/<arch>/kernels.def: a kernel needing a feature the
-# model lacks is gone; rep_stosb without ERMS/FSRM drops to the end of the
+# model lacks is gone; rep_stosb without ERMS/FSRS drops to the end of the
 # temporal kernels). "native" expects what the hosted library lists.
 case $arch in
 x86_64)
@@ -55,15 +55,15 @@ arm64)
 	qemu=${QEMU_AARCH64:-qemu-aarch64}
 	[ "$(uname -m)" = aarch64 ] && native=yes || native=
 	qver=$($qemu --version 2>/dev/null | sed -n '1s/.*version \([0-9]*\).*/\1/p')
-	max=dc_zva,sve,stp_q,stp,stnp
-	[ "${qver:-0}" -ge 8 ] && max=mops,dc_zva,sve,stp_q,stp,mops_nt,stnp   # FEAT_MOPS
+	max=dc_zva,sve,stp_q,stp,stnp,stnp_x
+	[ "${qver:-0}" -ge 8 ] && max=mops,dc_zva,sve,stp_q,stp,mops_nt,stnp,stnp_x   # FEAT_MOPS
 	# "described": max told it is a Cortex-A53 (MIDR 0x410fd034, no SVE, no
 	# MOPS, 64-byte DC ZVA), as code at EL0 without ID register emulation must.
-	rows="cortex-a53|$qemu -cpu cortex-a53||dc_zva,stp_q,stp,stnp
-a64fx|$qemu -cpu a64fx||dc_zva,sve,stp_q,stp,stnp
+	rows="cortex-a53|$qemu -cpu cortex-a53||dc_zva,stp_q,stp,stnp,stnp_x
+a64fx|$qemu -cpu a64fx||dc_zva,sve,stp_q,stp,stnp,stnp_x
 max|$qemu -cpu max||$max
-max described|$qemu -cpu max|--regs 410fd034,0,0,4|dc_zva,stp_q,stp,stnp
-cortex-a53 LLC 2 MiB|$qemu -cpu cortex-a53|--llc 2097152|dc_zva,stp_q,stp,stnp"
+max described|$qemu -cpu max|--regs 410fd034,0,0,4|dc_zva,stp_q,stp,stnp,stnp_x
+cortex-a53 LLC 2 MiB|$qemu -cpu cortex-a53|--llc 2097152|dc_zva,stp_q,stp,stnp,stnp_x"
 	;;
 esac
 if ! command -v "${qemu%% *}" >/dev/null; then

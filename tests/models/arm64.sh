@@ -84,6 +84,8 @@ max-sve48|max,sve-default-vector-length=48|$MAX||512|48
 max-sve256|max,sve-default-vector-length=256|$MAX||512|256
 max-mops|max|$MAX||512|64
 max-disabled|max|$MAX|dczva,sve,mops|512|64
+cortex-a53-nosimd|cortex-a53|dczva|simd|64|0
+max-nosimd|max|$MAX|simd|512|64
 "
 
 echo "arm64 matrix: qemu $qver ($QEMU), sysroot $DEPS/sysroot, --jobs=$JOBS; numbers under qemu say nothing about speed"

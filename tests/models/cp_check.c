@@ -11,12 +11,13 @@
  *
  * --expect: cp_kernels() names, in order, that this CPU (model) must list.
  * --features: the CLEARPAGES_DISABLE tokens of this arch that detection must
- * find, no more, no fewer ("" for none); --uarch: the microarchitecture name
+ * find, no more, no fewer ("" for none; ?token: either way); --uarch: the microarchitecture name
  * it must give ("" for unknown); --signature: display family/model/stepping.
  * Last line: "N passed, N failed[, N skipped]"; exit status 1 on a failure.
  */
 #include "plain.h"
 #include "cpu_identity.h"
+#include "../nosimd.h"
 #include <stdlib.h>
 
 #define PG ((size_t)CP_PAGE_SIZE)
@@ -58,6 +59,19 @@ static void check_kernel_list(const char *expect)
 	} else {
 		check_pass("kernel list of this CPU model");
 	}
+}
+
+/* CLEARPAGES_DISABLE=simd (the matrix's nosimd rows): no vector kernel
+ * listed, found or picked (tests/nosimd.h). */
+static void check_no_simd(void)
+{
+	current_check = "CLEARPAGES_DISABLE=simd";
+	if (!nosimd_requested())
+		check_skip("no vector kernel when simd is disabled", "simd not disabled here");
+	else if (nosimd_check(why, sizeof(why)))
+		check_fail("no vector kernel when simd is disabled", why);
+	else
+		check_pass("no vector kernel when simd is disabled");
 }
 
 /* Run op on r; when it fails (a fault included), fail the check `what` saying what was called
@@ -119,6 +133,22 @@ static void check_kernel_extents(const struct cp_kernel *k)
 		failed = clear_or_fail(&r, &op, what);
 	}
 	unmap_and_pass(&r, failed, what);
+}
+
+/* npages == 0 between guards: nothing written, no fault. */
+static void check_kernel_no_pages(const struct cp_kernel *k)
+{
+	struct clear_op op = { .kind = OP_KERNEL, .kernel = k, .start = PG, .len = 0 };
+	char what[96];
+	struct guarded r;
+
+	snprintf(what, sizeof(what), "kernel %s: npages == 0 writes nothing", k->name);
+	current_check = what;
+	if (region_map(&r, 3)) {
+		check_fail(what, strerror(errno));
+		return;
+	}
+	unmap_and_pass(&r, clear_or_fail(&r, &op, what), what);
 }
 
 static int huge_default(void *addr, size_t npages)
@@ -309,10 +339,13 @@ int main(int argc, char **argv)
 	check_cpu_identity(features, uarch, signature);
 	check_described_cpus();
 	check_kernel_list(expect);
+	check_no_simd();
 	const struct cp_kernel *const *list;
 	size_t n = cp_kernels(&list);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		check_kernel_extents(list[i]);
+		check_kernel_no_pages(list[i]);
+	}
 	check_bad_inputs();
 	check_page_calls();
 	check_clear_alignments();

@@ -56,7 +56,7 @@ static inline const char *pref_names(unsigned prefs)
 }
 
 /* What detection finds here, against the row's features, uarch and signature
- * (each NULL: not asserted). */
+ * (each NULL: not asserted; a feature listed as ?token: either way). */
 static void check_cpu_identity(const char *features, const char *uarch, const char *signature)
 {
 	struct cp__cpu cpu;
@@ -71,10 +71,13 @@ static void check_cpu_identity(const char *features, const char *uarch, const ch
 	       pref_names(cpu.prefs));
 	if (features) {
 		int same = 1;
-		for (size_t i = 0; i < NFEATURE_TOKENS; i++)
-			if (!strcmp(feature_tokens[i].arch, THIS_ARCH) &&
+		for (size_t i = 0; i < NFEATURE_TOKENS; i++) {
+			char either[40];
+			snprintf(either, sizeof(either), "?%s", feature_tokens[i].token);
+			if (!strcmp(feature_tokens[i].arch, THIS_ARCH) && !in_list(features, either) &&
 			    !(cpu.features & feature_tokens[i].bit) != !in_list(features, feature_tokens[i].token))
 				same = 0;
+		}
 		snprintf(why, sizeof(why), "detected {%s}, the model has {%s}", got, features);
 		same ? check_pass("cpu features as the model states")
 		     : check_fail("cpu features as the model states", why);

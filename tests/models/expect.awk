@@ -5,7 +5,9 @@
 #   - a kernel whose `needs` names a feature the CPU lacks is not listed;
 #   - temporal kernels first, then non-temporal ones, each in list order;
 #   - within a class, a kernel with a `ranked_by` of which the CPU has none
-#     drops to the end of its class (rep_stosb without ERMS or FSRM).
+#     drops to the end of its class (rep_stosb without ERMS or FSRS);
+#   - a kernel whose regs are SIMD also needs the pseudo-feature SIMD, which
+#     detection always sets: only masking `simd` removes it.
 # Features are CLEARPAGES_DISABLE tokens (common/features.def maps the F(ID)
 # of kernels.def to them); masked ones count as absent.
 #
@@ -38,7 +40,7 @@ function holds(expr, want_all,   n, i, t, id, ok) {
 	return ok
 }
 
-BEGIN { gsub(/,/, " ", have); gsub(/,/, " ", masked) }
+BEGIN { gsub(/,/, " ", have); gsub(/,/, " ", masked); have = have " simd" }
 
 # CP_FEATURE(id, token, arch, bit)
 /^CP_FEATURE\(/ {
@@ -49,19 +51,21 @@ BEGIN { gsub(/,/, " ", have); gsub(/,/, " ", masked) }
 	next
 }
 
-# CP_KERNEL(name, class, needs, ranked_by, "what")
+# CP_KERNEL(name, class, regs, needs, ranked_by, "what")
 /^CP_KERNEL\(/ {
 	line = $0
 	sub(/^CP_KERNEL\(/, "", line); sub(/,[ \t]*".*/, "", line)
 	n = split(line, f, ",")
-	if (n != 4) {
+	if (n != 5) {
 		printf "expect.awk: cannot read %s line %d\n", FILENAME, FNR > "/dev/stderr"
 		exit 2
 	}
-	for (i = 1; i <= 4; i++) gsub(/^[ \t]+|[ \t]+$/, "", f[i])
+	for (i = 1; i <= 5; i++) gsub(/^[ \t]+|[ \t]+$/, "", f[i])
 	nk++
 	name[nk] = f[1]; nt[nk] = (f[2] == "NONTEMPORAL")
-	needs[nk] = f[3]; ranked[nk] = f[4]
+	needs[nk] = f[4]; ranked[nk] = f[5]
+	if (f[3] == "SIMD")
+		needs[nk] = needs[nk] == "0" ? "F(SIMD)" : needs[nk] " | F(SIMD)"
 }
 
 END {
