@@ -158,6 +158,10 @@ const struct cp_kernel *cp_kernel_for(size_t npages);
  *   CP_CPU_DESCRIPTION_REGS (arm64 only): take the four register values
  *                   below instead of reading them (EL0 without emulation;
  *                   a hypervisor describing the core it runs on);
+ *   CP_CPU_DESCRIPTION_NO_SIMD: general registers only: no kernel that
+ *                   touches vector state (CP_SIMD) is listed or chosen, for
+ *                   kernel code that must not (the same as "simd" in
+ *                   desc->disable);
  *   l2_bytes, llc_bytes  the cache sizes (per core; the last level one core
  *                   shares), e.g. from the device tree or ACPI PPTT: the
  *                   generic rule places the non-temporal crossover by them.
@@ -165,6 +169,7 @@ const struct cp_kernel *cp_kernel_for(size_t npages);
  * state was already decided, by an earlier call or by first use).
  */
 #define CP_CPU_DESCRIPTION_REGS 1u
+#define CP_CPU_DESCRIPTION_NO_SIMD 2u
 struct cp_cpu_description {
 	unsigned flags;                      /* CP_CPU_DESCRIPTION_* */
 	const char *disable;

@@ -92,7 +92,7 @@ int cp_freestanding_init(const struct cp_cpu_description *desc)
 {
 	unsigned disable = 0;
 	if (desc) {
-		unsigned known = 0;
+		unsigned known = CP_CPU_DESCRIPTION_NO_SIMD;
 #if defined(__aarch64__)
 		known |= CP_CPU_DESCRIPTION_REGS;
 #endif
@@ -103,6 +103,8 @@ int cp_freestanding_init(const struct cp_cpu_description *desc)
 			disable = cp__disable_parse(desc->disable, disable_unknown, &bad);
 		if (bad)
 			return -EINVAL;
+		if (desc->flags & CP_CPU_DESCRIPTION_NO_SIMD)
+			disable |= CP__F_SIMD;
 	}
 	if (__atomic_load_n(&cp__current, __ATOMIC_ACQUIRE))
 		return -EBUSY;

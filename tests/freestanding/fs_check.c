@@ -6,11 +6,12 @@
  * ranges between guard pages and the huge orders, checks every byte, and
  * prints the kernel picked per extent.
  *
- *   fs_check [--report] [--expect k1,k2,...] [--disable TOKENS]
+ *   fs_check [--report] [--expect k1,k2,...] [--disable TOKENS] [--no-simd]
  *            [--regs MIDR,PFR0,ISAR2,DCZID]   (arm64, hex) [--l2 BYTES] [--llc BYTES]
  *
  * --report: only the decisions (report.h), to compare with the hosted library.
- * --disable / --regs / --l2 / --llc: describe the CPU with cp_freestanding_init() first.
+ * --disable / --no-simd / --regs / --l2 / --llc: describe the CPU with cp_freestanding_init()
+ * first (--no-simd: CP_CPU_DESCRIPTION_NO_SIMD, and no listed kernel may be CP_SIMD).
  * Last line: "N passed, N failed"; exit status 1 on a failure.
  */
 #include <errno.h>
@@ -248,11 +249,12 @@ static unsigned long long hex(const char **p)
  * register values "MIDR,PFR0,ISAR2,DCZID"; either may be NULL; the LLC size
  * of --llc. */
 static size_t l2_bytes, llc_bytes;        /* --l2, --llc: described, else 0 */
+static unsigned no_simd;                  /* --no-simd: CP_CPU_DESCRIPTION_NO_SIMD */
 static int describe_cpu(const char *disable, const char *regs)
 {
-	struct cp_cpu_description d = { 0, disable, 0, 0, 0, 0, l2_bytes, llc_bytes };
+	struct cp_cpu_description d = { no_simd, disable, 0, 0, 0, 0, l2_bytes, llc_bytes };
 	if (regs) {
-		d.flags = CP_CPU_DESCRIPTION_REGS;
+		d.flags |= CP_CPU_DESCRIPTION_REGS;
 		d.midr_el1 = hex(&regs);
 		d.id_aa64pfr0_el1 = hex(&regs);
 		d.id_aa64isar2_el1 = hex(&regs);
@@ -292,6 +294,11 @@ static void check_list(const char *expect)
 		out_str(&got, list[i]->name);
 	}
 	got.buf[got.n] = '\0';
+	int simd = 0;
+	for (size_t i = 0; i < n; i++)
+		simd |= (list[i]->flags & CP_SIMD) != 0;
+	if (no_simd)
+		check(!simd, "general registers only: no CP_SIMD kernel listed", ": one is");
 	say("kernels: ", got.buf, "");
 	say("source: ", cp_policy_source(), "");
 	if (expect)
@@ -311,6 +318,8 @@ void __attribute__((noreturn, used)) fs_start(long *sp)
 			expect = argv[++i];
 		else if (i + 1 < argc && streq(argv[i], "--disable"))
 			disable = argv[++i];
+		else if (streq(argv[i], "--no-simd"))
+			no_simd = CP_CPU_DESCRIPTION_NO_SIMD;
 		else if (i + 1 < argc && streq(argv[i], "--regs"))
 			regs = argv[++i];
 		else if (i + 1 < argc && (streq(argv[i], "--llc") || streq(argv[i], "--l2"))) {
@@ -324,12 +333,12 @@ void __attribute__((noreturn, used)) fs_start(long *sp)
 		}
 	}
 	if (report_only) {
-		if ((disable || regs || l2_bytes || llc_bytes) && describe_cpu(disable, regs))
+		if ((disable || regs || l2_bytes || llc_bytes || no_simd) && describe_cpu(disable, regs))
 			fs_exit(1);
 		report(&out);
 		fs_exit(0);
 	}
-	if (disable || regs || l2_bytes || llc_bytes)
+	if (disable || regs || l2_bytes || llc_bytes || no_simd)
 		check_describe(disable, regs);
 	check_list(expect);
 	struct region r;

@@ -49,21 +49,25 @@ Haswell|$qemu -cpu Haswell||avx2,rep_stosb,rep_stosq,sse2,movq,avx2_nt,movnti
 max,-erms,-fsrm|$qemu -cpu max,-erms,-fsrm||avx2,rep_stosq,sse2,movq,rep_stosb,avx2_nt,movnti
 max,-avx2|$qemu -cpu max,-avx2||rep_stosb,rep_stosq,sse2,movq,movnti
 Haswell described|$qemu -cpu Haswell|--disable avx2,erms,dczva|rep_stosq,sse2,movq,rep_stosb,movnti
-qemu64 LLC 4 MiB|$qemu -cpu qemu64|--llc 4194304|rep_stosq,sse2,movq,rep_stosb,movnti"
+qemu64 LLC 4 MiB|$qemu -cpu qemu64|--llc 4194304|rep_stosq,sse2,movq,rep_stosb,movnti
+Haswell no-simd|$qemu -cpu Haswell|--no-simd|rep_stosb,rep_stosq,movq,movnti"
 	;;
 arm64)
 	qemu=${QEMU_AARCH64:-qemu-aarch64}
 	[ "$(uname -m)" = aarch64 ] && native=yes || native=
 	qver=$($qemu --version 2>/dev/null | sed -n '1s/.*version \([0-9]*\).*/\1/p')
-	max=dc_zva,sve,stp_q,stp,stnp,stnp_x
-	[ "${qver:-0}" -ge 8 ] && max=mops,dc_zva,sve,stp_q,stp,mops_nt,stnp,stnp_x   # FEAT_MOPS
+	max=dc_zva,sve,stp_q,stp,stnp,stnp_x maxgpr=dc_zva,stp,stnp_x
+	if [ "${qver:-0}" -ge 8 ]; then    # FEAT_MOPS
+		max=mops,dc_zva,sve,stp_q,stp,mops_nt,stnp,stnp_x maxgpr=mops,dc_zva,stp,mops_nt,stnp_x
+	fi
 	# "described": max told it is a Cortex-A53 (MIDR 0x410fd034, no SVE, no
 	# MOPS, 64-byte DC ZVA), as code at EL0 without ID register emulation must.
 	rows="cortex-a53|$qemu -cpu cortex-a53||dc_zva,stp_q,stp,stnp,stnp_x
 a64fx|$qemu -cpu a64fx||dc_zva,sve,stp_q,stp,stnp,stnp_x
 max|$qemu -cpu max||$max
 max described|$qemu -cpu max|--regs 410fd034,0,0,4|dc_zva,stp_q,stp,stnp,stnp_x
-cortex-a53 LLC 2 MiB|$qemu -cpu cortex-a53|--llc 2097152|dc_zva,stp_q,stp,stnp,stnp_x"
+cortex-a53 LLC 2 MiB|$qemu -cpu cortex-a53|--llc 2097152|dc_zva,stp_q,stp,stnp,stnp_x
+max no-simd|$qemu -cpu max|--no-simd|$maxgpr"
 	;;
 esac
 if ! command -v "${qemu%% *}" >/dev/null; then
@@ -89,10 +93,10 @@ fi
 $rows"
 
 # The hosted library's decisions for a run: the same CPU, the description's
-# --disable as CLEARPAGES_DISABLE, --regs as the model described (cortex-a53).
+# --disable as CLEARPAGES_DISABLE (--no-simd as simd), --regs as the model described (cortex-a53).
 hosted_for() { # runner, fs_check arguments
 	local runner=$1 args=$2 dis=
-	case $args in --disable\ *) dis=${args#--disable } ;; esac
+	case $args in --disable\ *) dis=${args#--disable } ;; --no-simd) dis=simd ;; esac
 	case $args in --regs\ *) runner=${runner/-cpu max/-cpu cortex-a53} ;; esac
 	env -u CLEARPAGES_KERNEL -u CLEARPAGES_NT_THRESHOLD -u CLEARPAGES_PROFILE \
 	    CLEARPAGES_DISABLE="$dis" CLEARPAGES_QUIET=1 $runner "$hosted"
