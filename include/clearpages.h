@@ -153,8 +153,8 @@ const struct cp_kernel *cp_kernel_for(size_t npages);
  * once by cp_freestanding_init() before any other call:
  *   desc NULL       detect now (an eager first use, e.g. at boot);
  *   desc->disable   NULL, or features to leave out, in CLEARPAGES_DISABLE's
- *                   syntax ("avx2,clzero"; x86_64: erms fsrm avx2 clzero
- *                   avx512, arm64: dczva sve mops; the other arch's ignored);
+ *                   syntax ("avx2,clzero"; x86_64: erms fsrm fsrs avx2 clzero
+ *                   avx512, arm64: dczva sve mops, both: simd; the other arch's ignored);
  *   CP_CPU_DESCRIPTION_REGS (arm64 only): take the four register values
  *                   below instead of reading them (EL0 without emulation;
  *                   a hypervisor describing the core it runs on);
