@@ -21,21 +21,27 @@
  * handlers for those run on its own threads) and leave the synchronous fault
  * signals SIGSEGV, SIGBUS, SIGILL and SIGFPE deliverable, so a handler that
  * repairs a page (mprotect, ftruncate of a file mapping) and returns works for
- * a worker's share as for the caller's. What a handler may do, per entry
- * point (README "Signals"):
- *  - return after repairing the page: yes, on any thread, the call completes;
- *  - longjmp out of the caller's own share: yes; the call is abandoned (its
- *    workers may still be writing their shares for a moment: the next parallel
- *    call of that thread, and fork, wait for them);
- *  - longjmp out of a worker's share: no. The worker's frames belong to the
- *    library: a jump to a jmp_buf of another thread is undefined behaviour,
- *    and the call it serves would wait for that share forever;
- *  - call cp_clear_pages_parallel from a handler: yes, it clears on the
- *    handler's thread alone when that thread is inside the pool already;
- *  - fork from a handler: fork returns (no handler of the pool waits on a lock
- *    its own thread holds); if the handler interrupted this thread inside the
- *    pool (waiting for its workers, or a worker's share), the child may only
- *    exec or _exit, as POSIX requires of a multi-threaded parent's child.
+ * a worker's share as for the caller's.
+ *
+ * A thread is inside the pool (in_pool) from before it takes pool.lock until
+ * after it released it, across its condition waits; a worker always. A
+ * handler that interrupted a thread inside the pool stays off it. What a
+ * handler may do (README "Signals"):
+ *  - return after repairing the page: yes, on any thread;
+ *  - longjmp out of the caller's own share: yes, the call is abandoned (the
+ *    next parallel call of that thread, and fork, wait for its workers);
+ *    out of a worker's share or of the pool's code: no (the frames are the
+ *    library's; the pool would stay held);
+ *  - call cp_clear_pages_parallel: it never deadlocks on the pool (inside the
+ *    pool it clears alone on the handler's thread, creating nothing), but it
+ *    is not async-signal-safe: outside the pool it uses the pool as any call
+ *    does (a mutex, a condition variable, and pthread_create when the pool
+ *    is smaller than asked, which allocates). cp_clear_pages is the one for
+ *    handlers;
+ *  - fork: it never deadlocks on the pool. Outside the pool, prepare holds the
+ *    pool across the fork as for any fork; inside it, prepare takes nothing
+ *    and the child may only exec or _exit (POSIX, for a multi-threaded
+ *    parent's child).
  *
  * fork(): the handlers are registered once, when the library is loaded (a
  * constructor; a call made before the constructors ran registers them first,
@@ -49,6 +55,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <unistd.h>
 #include "parallel.h"
 #include "state.h"
@@ -80,22 +87,42 @@ static struct {
 	.done = PTHREAD_COND_INITIALIZER,
 };
 
-/* This thread holds pool.lock or waits on pool.done (a signal handler that
- * interrupted it must not take the lock again), or is a worker. */
-static __thread int holds_pool, is_worker;
-/* prepare took pool.lock for this thread's fork: parent and child release it. */
-static __thread int fork_took_pool;
+/*
+ * This thread is inside the pool (see the top of this file): read by signal
+ * handlers on the same thread, hence a lock-free atomic (C11 7.14.1.1), and
+ * ordered against the lock by signal fences. forks_off_pool counts this
+ * thread's forks in progress whose prepare took nothing (made by handlers
+ * inside the pool; they nest like the handlers), so that their parent and
+ * child handlers release nothing either.
+ */
+static _Thread_local atomic_int in_pool;
+static _Thread_local atomic_uint forks_off_pool;
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "a handler reads in_pool");
 
-static void pool_lock(void)
+static int inside_pool(void)
 {
-	pthread_mutex_lock(&pool.lock);
-	holds_pool = 1;
+	return atomic_load_explicit(&in_pool, memory_order_relaxed);
 }
 
-static void pool_unlock(void)
+/* Set before pool.lock is taken, cleared after it is released: a handler on
+ * this thread never finds the lock held by it and in_pool 0. */
+static void enter_pool(void)
 {
-	holds_pool = 0;
+	atomic_store_explicit(&in_pool, 1, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+	pthread_mutex_lock(&pool.lock);
+}
+
+static void leave_mark(void)
+{
+	atomic_signal_fence(memory_order_seq_cst);
+	atomic_store_explicit(&in_pool, 0, memory_order_relaxed);
+}
+
+static void leave_pool(void)
+{
 	pthread_mutex_unlock(&pool.lock);
+	leave_mark();
 }
 
 static void wait_until_no_pending(void)
@@ -107,8 +134,8 @@ static void wait_until_no_pending(void)
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
-	is_worker = 1;
-	pool_lock();
+	atomic_store_explicit(&in_pool, 1, memory_order_relaxed);    /* for good */
+	pthread_mutex_lock(&pool.lock);
 	for (;;) {
 		while (w->npages == 0 && !w->stop)
 			pthread_cond_wait(&w->wake, &pool.lock);
@@ -117,9 +144,9 @@ static void *worker_main(void *arg)
 		void *addr = w->addr;
 		size_t npages = w->npages;
 		const struct cp_kernel *kernel = w->kernel;
-		pool_unlock();
+		pthread_mutex_unlock(&pool.lock);
 		kernel->clear(addr, npages);
-		pool_lock();
+		pthread_mutex_lock(&pool.lock);
 		w->npages = 0;
 		/* (0 already: a child forked from a handler on this worker) */
 		if (pool.pending && --pool.pending == 0) {
@@ -127,7 +154,7 @@ static void *worker_main(void *arg)
 			pthread_cond_broadcast(&pool.done);
 		}
 	}
-	pool_unlock();
+	pthread_mutex_unlock(&pool.lock);
 	return NULL;
 }
 
@@ -168,22 +195,29 @@ static unsigned pool_grow(unsigned want)
 	return pool.nworkers;
 }
 
-/* Skipped on a thread inside the pool: it would wait on itself (fork from a
- * signal handler that interrupted it there; see the top of this file). */
 static void atfork_prepare(void)
 {
-	fork_took_pool = 0;
-	if (holds_pool || is_worker)
+	if (inside_pool()) {
+		atomic_fetch_add_explicit(&forks_off_pool, 1, memory_order_relaxed);
 		return;
-	pool_lock();
+	}
+	enter_pool();
 	wait_until_no_pending();
-	fork_took_pool = 1;
+}
+
+/* In parent and child: whether this fork's prepare took the pool. */
+static int fork_took_pool(void)
+{
+	if (atomic_load_explicit(&forks_off_pool, memory_order_relaxed) == 0)
+		return 1;
+	atomic_fetch_sub_explicit(&forks_off_pool, 1, memory_order_relaxed);
+	return 0;
 }
 
 static void atfork_parent(void)
 {
-	if (fork_took_pool)
-		pool_unlock();
+	if (fork_took_pool())
+		leave_pool();
 }
 
 static void atfork_child(void)
@@ -195,7 +229,8 @@ static void atfork_child(void)
 	pool.finished = pool.started;
 	pthread_mutex_init(&pool.lock, NULL);
 	pthread_cond_init(&pool.done, NULL);
-	holds_pool = 0;
+	if (fork_took_pool())
+		leave_mark();     /* the lock: re-initialised instead of released */
 }
 
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
@@ -216,11 +251,11 @@ __attribute__((constructor)) static void pool_fork_safe(void)
  */
 static void __attribute__((destructor)) pool_shutdown(void)
 {
-	if (holds_pool || is_worker)
+	if (inside_pool())
 		return;
-	pool_lock();
+	enter_pool();
 	if (pool.pending) {
-		pool_unlock();
+		leave_pool();
 		return;
 	}
 	pool.closed = 1;
@@ -230,7 +265,7 @@ static void __attribute__((destructor)) pool_shutdown(void)
 		pthread_cond_signal(&pool.workers[i].wake);
 	}
 	pool.nworkers = 0;
-	pool_unlock();
+	leave_pool();
 	for (unsigned i = 0; i < n; i++) {
 		pthread_join(pool.workers[i].thread, NULL);
 		pthread_cond_destroy(&pool.workers[i].wake);
@@ -277,19 +312,19 @@ int cp__clear_pages_parallel_min(void *addr, size_t npages, unsigned nthreads,
 	unsigned shares = by_size < nthreads ? (unsigned)by_size : nthreads;
 	if (shares > POOL_MAX_WORKERS + 1)
 		shares = POOL_MAX_WORKERS + 1;
-	if (shares <= 1 || holds_pool || is_worker) {
+	if (shares <= 1 || inside_pool()) {
 		kernel->clear(addr, npages);   /* small, or inside the pool already */
 		return 0;
 	}
 	pthread_once(&atfork_once, register_atfork);   /* before any lock */
-	pool_lock();
+	enter_pool();
 	/* Shares of an earlier call of this thread that is not waiting for them
 	 * (left by longjmp, or interrupted by the handler we run in): its
 	 * workers are clearing; wait for them, then take the pool. */
 	if (pool.pending && pthread_equal(pool.caller, pthread_self()))
 		wait_until_no_pending();
 	if (pool.pending || pool.closed) {
-		pool_unlock();
+		leave_pool();
 		kernel->clear(addr, npages);   /* another thread's call has the pool */
 		return 0;
 	}
@@ -297,7 +332,7 @@ int cp__clear_pages_parallel_min(void *addr, size_t npages, unsigned nthreads,
 	if (shares > workers + 1)
 		shares = workers + 1;
 	if (shares <= 1) {
-		pool_unlock();
+		leave_pool();
 		kernel->clear(addr, npages);
 		return 0;
 	}
@@ -310,17 +345,17 @@ int cp__clear_pages_parallel_min(void *addr, size_t npages, unsigned nthreads,
 		w->kernel = kernel;
 		pthread_cond_signal(&w->wake);
 	}
-	pool_unlock();
+	leave_pool();
 
 	void *share_addr;
 	size_t share_pages;
 	share_of(addr, npages, shares, 0, &share_addr, &share_pages);
 	kernel->clear(share_addr, share_pages);
 
-	pool_lock();
+	enter_pool();
 	while (pool.finished < call)
 		pthread_cond_wait(&pool.done, &pool.lock);
-	pool_unlock();
+	leave_pool();
 	return 0;
 }
 
