@@ -3,45 +3,63 @@
  * cp_clear_pages_parallel: one extent split into page-aligned shares, the
  * calling thread clearing one share and pooled worker threads the others.
  *
- * The pool: worker threads are created on demand (up to what a call asks for,
- * at most POOL_MAX_WORKERS) and then kept, each blocked on its own condition
- * variable between calls. A thread that cannot be created means fewer shares.
+ * The pool: workers are created on demand (up to what a call asks for, at
+ * most POOL_MAX_WORKERS), kept, each blocked on its own condition variable
+ * between calls, and joined when the library is unloaded or the process
+ * exits. A thread that cannot be created means fewer shares. Threads are
+ * created with the pool lock released (pool.growing keeps the pool that
+ * call's meanwhile): a concurrent caller never waits on pthread_create.
+ *
+ * Workers never run with what their creator happened to have:
+ *  - SCHED_OTHER priority 0, explicitly (PTHREAD_EXPLICIT_SCHED): a real-time
+ *    first caller must not leave real-time threads clearing for every later
+ *    caller ahead of the application's own. (The nice value is the creator's:
+ *    Linux keeps it across the change. Where sched_setscheduler is refused,
+ *    pthread_create fails: fewer shares.)
+ *  - each call's worker shares run on the CPUs of that call's caller (its
+ *    sched_getaffinity, applied by a worker whose mask differs: a system call
+ *    only when the mask changes). Linux keeps affinity per thread, so there is
+ *    no process mask to read; the caller's is what the application chose for
+ *    this work (a thread pinned to a node clears on that node), and nthreads 0
+ *    counts it already. A mask that cannot be read (more than CPU_SETSIZE
+ *    CPUs) leaves the workers where they are.
+ *  - every asynchronous signal blocked (the application's handlers for those
+ *    run on its own threads); SIGSEGV, SIGBUS, SIGILL and SIGFPE deliverable,
+ *    so a handler that repairs a page (mprotect, ftruncate of a file mapping)
+ *    and returns works for a worker's share as for the caller's.
  *
  * Concurrent callers: the pool serves one call's worker shares at a time. A
- * caller that finds shares of another thread's call pending does not wait: it
- * clears its extent alone (the CPUs are busy with those shares anyway). The
- * pool is held only while worker shares are pending, never by the caller's
- * own share, so a caller that leaves by longjmp (a handler for a fault in its
- * share) leaves nothing held: its workers finish, and the next call of that
- * thread waits for them first, then uses the pool.
+ * caller that finds another thread's call there (shares pending, or workers
+ * being created) does not wait: it clears its extent alone. The pool is held
+ * only while worker shares are pending, never during the caller's own share,
+ * so a caller that leaves by longjmp from its share leaves nothing held: its
+ * workers finish, and the next call of that thread waits for them first.
  *
- * The workers are joined when the library is unloaded or the process exits.
+ * Signals. A thread is inside the pool (in_pool) from before it takes
+ * pool.lock until after it released it, across its condition waits and the
+ * creation of workers; a worker always. A handler that interrupted a thread
+ * inside the pool stays off it. What a handler may do (README "Signals"):
+ *  - return after repairing the page: yes, on any thread;
+ *  - longjmp out of the caller's own share: yes, the call is abandoned (the
+ *    next parallel call of that thread, and fork, wait for its workers);
+ *    out of a worker's share or of the pool's code: no (the frames are the
+ *    library's; the pool would stay held);
+ *  - call cp_clear_pages_parallel: it never deadlocks on the pool (inside the
+ *    pool it clears alone on the handler's thread, creating nothing), but it
+ *    is not async-signal-safe: outside the pool it uses the pool as any call
+ *    does (a mutex, a condition variable, and pthread_create when the pool
+ *    is smaller than asked, which allocates). cp_clear_pages is the one for
+ *    handlers;
+ *  - fork: it never deadlocks on the pool. Outside the pool, prepare holds the
+ *    pool across the fork as for any fork; inside it, prepare takes nothing
+ *    and the child may only exec or _exit (POSIX, for a multi-threaded
+ *    parent's child).
  *
- * Signals: workers block every asynchronous signal (the application's
- * handlers for those run on its own threads) and leave the synchronous fault
- * signals SIGSEGV, SIGBUS, SIGILL and SIGFPE deliverable, so a handler that
- * repairs a page (mprotect, ftruncate of a file mapping) and returns works for
- * a worker's share as for the caller's. What a handler may do, per entry
- * point (README "Signals"):
- *  - return after repairing the page: yes, on any thread, the call completes;
- *  - longjmp out of the caller's own share: yes; the call is abandoned (its
- *    workers may still be writing their shares for a moment: the next parallel
- *    call of that thread, and fork, wait for them);
- *  - longjmp out of a worker's share: no. The worker's frames belong to the
- *    library: a jump to a jmp_buf of another thread is undefined behaviour,
- *    and the call it serves would wait for that share forever;
- *  - call cp_clear_pages_parallel from a handler: yes, it clears on the
- *    handler's thread alone when that thread is inside the pool already;
- *  - fork from a handler: fork returns (no handler of the pool waits on a lock
- *    its own thread holds); if the handler interrupted this thread inside the
- *    pool (waiting for its workers, or a worker's share), the child may only
- *    exec or _exit, as POSIX requires of a multi-threaded parent's child.
- *
- * fork(): the handlers are registered once, when the library is loaded (a
- * constructor; a call made before the constructors ran registers them first,
- * before taking any lock). prepare takes the pool lock and waits for pending
- * worker shares (so a child never sees half of one), the child empties the
- * pool and re-initialises its locks; the next parallel call there recreates it.
+ * fork(): the handlers are registered when the library is loaded (a
+ * constructor; a call made before it registers them first, before any lock).
+ * prepare takes the pool lock and waits for pending worker shares (a child
+ * never sees half of one); the child empties the pool and re-initialises its
+ * locks, and its next parallel call recreates the workers.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -49,6 +67,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <unistd.h>
 #include "parallel.h"
 #include "state.h"
@@ -72,7 +91,10 @@ static struct {
 	unsigned long long started;   /* calls that handed out worker shares */
 	unsigned long long finished;  /* of those, calls whose worker shares are all cleared */
 	pthread_t caller;          /* the thread of the call the pending shares serve */
+	int cpus_known;            /* that caller's CPUs are in cpus */
+	cpu_set_t cpus;
 	unsigned nworkers;         /* threads started and waiting in worker_main */
+	int growing;               /* a call creates workers, unlocked: the pool is its */
 	int closed;                /* the library is going away: no new shares */
 	struct worker workers[POOL_MAX_WORKERS];
 } pool = {
@@ -80,22 +102,42 @@ static struct {
 	.done = PTHREAD_COND_INITIALIZER,
 };
 
-/* This thread holds pool.lock or waits on pool.done (a signal handler that
- * interrupted it must not take the lock again), or is a worker. */
-static __thread int holds_pool, is_worker;
-/* prepare took pool.lock for this thread's fork: parent and child release it. */
-static __thread int fork_took_pool;
+/*
+ * This thread is inside the pool (see the top of this file): read by signal
+ * handlers on the same thread, hence a lock-free atomic (C11 7.14.1.1), and
+ * ordered against the lock by signal fences. forks_off_pool counts this
+ * thread's forks in progress whose prepare took nothing (made by handlers
+ * inside the pool; they nest like the handlers), so that their parent and
+ * child handlers release nothing either.
+ */
+static _Thread_local atomic_int in_pool;
+static _Thread_local atomic_uint forks_off_pool;
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "a handler reads in_pool");
 
-static void pool_lock(void)
+static int inside_pool(void)
 {
-	pthread_mutex_lock(&pool.lock);
-	holds_pool = 1;
+	return atomic_load_explicit(&in_pool, memory_order_relaxed);
 }
 
-static void pool_unlock(void)
+/* Set before pool.lock is taken, cleared after it is released: a handler on
+ * this thread never finds the lock held by it and in_pool 0. */
+static void enter_pool(void)
 {
-	holds_pool = 0;
+	atomic_store_explicit(&in_pool, 1, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+	pthread_mutex_lock(&pool.lock);
+}
+
+static void leave_mark(void)
+{
+	atomic_signal_fence(memory_order_seq_cst);
+	atomic_store_explicit(&in_pool, 0, memory_order_relaxed);
+}
+
+static void leave_pool(void)
+{
 	pthread_mutex_unlock(&pool.lock);
+	leave_mark();
 }
 
 static void wait_until_no_pending(void)
@@ -104,22 +146,38 @@ static void wait_until_no_pending(void)
 		pthread_cond_wait(&pool.done, &pool.lock);
 }
 
+/* The share w was handed (pool.lock held, released meanwhile), run on the
+ * CPUs of the call it serves; *mine: the worker's. */
+static void worker_clear(const struct worker *w, cpu_set_t *mine)
+{
+	void *addr = w->addr;
+	size_t npages = w->npages;
+	const struct cp_kernel *kernel = w->kernel;
+	cpu_set_t want;
+	int move = pool.cpus_known && !CPU_EQUAL(mine, &pool.cpus);
+	if (move)
+		want = pool.cpus;
+	pthread_mutex_unlock(&pool.lock);
+	if (move && pthread_setaffinity_np(pthread_self(), sizeof(want), &want) == 0)
+		*mine = want;
+	kernel->clear(addr, npages);
+	pthread_mutex_lock(&pool.lock);
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
-	is_worker = 1;
-	pool_lock();
+	atomic_store_explicit(&in_pool, 1, memory_order_relaxed);    /* for good */
+	cpu_set_t mine;
+	if (sched_getaffinity(0, sizeof(mine), &mine))
+		CPU_ZERO(&mine);
+	pthread_mutex_lock(&pool.lock);
 	for (;;) {
 		while (w->npages == 0 && !w->stop)
 			pthread_cond_wait(&w->wake, &pool.lock);
 		if (w->stop)
 			break;
-		void *addr = w->addr;
-		size_t npages = w->npages;
-		const struct cp_kernel *kernel = w->kernel;
-		pool_unlock();
-		kernel->clear(addr, npages);
-		pool_lock();
+		worker_clear(w, &mine);
 		w->npages = 0;
 		/* (0 already: a child forked from a handler on this worker) */
 		if (pool.pending && --pool.pending == 0) {
@@ -127,32 +185,47 @@ static void *worker_main(void *arg)
 			pthread_cond_broadcast(&pool.done);
 		}
 	}
-	pool_unlock();
+	pthread_mutex_unlock(&pool.lock);
 	return NULL;
 }
 
-/* Start workers until there are `want` (pool.lock held). Returns how many exist. */
-static unsigned pool_grow(unsigned want)
+/* Every worker's attributes: a small stack, SCHED_OTHER priority 0. */
+static int worker_attr(pthread_attr_t *attr)
 {
-	if (want <= pool.nworkers)
-		return pool.nworkers;
-	pthread_attr_t attr;
-	if (pthread_attr_init(&attr))
-		return pool.nworkers;
+	if (pthread_attr_init(attr))
+		return -1;
 	size_t stack = WORKER_STACK_BYTES;
 	if (stack < (size_t)PTHREAD_STACK_MIN)
 		stack = (size_t)PTHREAD_STACK_MIN;
-	pthread_attr_setstacksize(&attr, stack);
-	/* Workers inherit this mask: asynchronous signals blocked (the caller's
-	 * handlers for those never run on them), faults deliverable. */
+	const struct sched_param normal = { .sched_priority = 0 };
+	if (pthread_attr_setstacksize(attr, stack) ||
+	    pthread_attr_setinheritsched(attr, PTHREAD_EXPLICIT_SCHED) ||
+	    pthread_attr_setschedpolicy(attr, SCHED_OTHER) ||
+	    pthread_attr_setschedparam(attr, &normal)) {
+		pthread_attr_destroy(attr);
+		return -1;
+	}
+	return 0;
+}
+
+/* Start workers in slots [from, to), pool.lock not held (the slots are this
+ * call's: pool.growing). Returns how many started, from `from` on. */
+static unsigned start_workers(unsigned from, unsigned to)
+{
+	pthread_attr_t attr;
+	if (worker_attr(&attr))
+		return 0;
+	/* Workers inherit this mask: asynchronous signals blocked, faults
+	 * deliverable (see the top of this file). */
 	sigset_t mask, old;
 	sigfillset(&mask);
 	static const int faults[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE };
 	for (unsigned i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
 		sigdelset(&mask, faults[i]);
 	pthread_sigmask(SIG_SETMASK, &mask, &old);
-	while (pool.nworkers < want) {
-		struct worker *w = &pool.workers[pool.nworkers];
+	unsigned i = from;
+	for (; i < to; i++) {
+		struct worker *w = &pool.workers[i];
 		w->npages = 0;
 		w->stop = 0;
 		if (pthread_cond_init(&w->wake, NULL))
@@ -161,29 +234,48 @@ static unsigned pool_grow(unsigned want)
 			pthread_cond_destroy(&w->wake);
 			break;     /* fewer threads, never an error */
 		}
-		pool.nworkers++;
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
-	return pool.nworkers;
+	return i - from;
 }
 
-/* Skipped on a thread inside the pool: it would wait on itself (fork from a
- * signal handler that interrupted it there; see the top of this file). */
+/* Grow the pool to `want` workers: pool.lock held on entry and on return,
+ * released while the threads are created. */
+static void pool_grow(unsigned want)
+{
+	unsigned from = pool.nworkers;
+	pool.growing = 1;
+	pthread_mutex_unlock(&pool.lock);
+	unsigned started = start_workers(from, want);
+	pthread_mutex_lock(&pool.lock);
+	pool.growing = 0;
+	pool.nworkers = from + started;
+}
+
 static void atfork_prepare(void)
 {
-	fork_took_pool = 0;
-	if (holds_pool || is_worker)
+	if (inside_pool()) {
+		atomic_fetch_add_explicit(&forks_off_pool, 1, memory_order_relaxed);
 		return;
-	pool_lock();
+	}
+	enter_pool();
 	wait_until_no_pending();
-	fork_took_pool = 1;
+}
+
+/* In parent and child: whether this fork's prepare took the pool. */
+static int fork_took_pool(void)
+{
+	if (atomic_load_explicit(&forks_off_pool, memory_order_relaxed) == 0)
+		return 1;
+	atomic_fetch_sub_explicit(&forks_off_pool, 1, memory_order_relaxed);
+	return 0;
 }
 
 static void atfork_parent(void)
 {
-	if (fork_took_pool)
-		pool_unlock();
+	if (fork_took_pool())
+		leave_pool();
 }
 
 static void atfork_child(void)
@@ -192,10 +284,12 @@ static void atfork_child(void)
 	 * waiters that no longer exist, and are re-initialised when reused. */
 	pool.nworkers = 0;
 	pool.pending = 0;
+	pool.growing = 0;
 	pool.finished = pool.started;
 	pthread_mutex_init(&pool.lock, NULL);
 	pthread_cond_init(&pool.done, NULL);
-	holds_pool = 0;
+	if (fork_took_pool())
+		leave_mark();     /* the lock: re-initialised instead of released */
 }
 
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
@@ -211,16 +305,16 @@ __attribute__((constructor)) static void pool_fork_safe(void)
 
 /*
  * dlclose or exit: stop and join the workers, so that none is left asleep in
- * code about to be unmapped. Skipped when shares are pending (exit from
- * another thread mid-call): those workers are about to finish anyway.
+ * code about to be unmapped. Skipped when shares are pending or workers being
+ * created (exit from another thread mid-call): those are about to finish.
  */
 static void __attribute__((destructor)) pool_shutdown(void)
 {
-	if (holds_pool || is_worker)
+	if (inside_pool())
 		return;
-	pool_lock();
-	if (pool.pending) {
-		pool_unlock();
+	enter_pool();
+	if (pool.pending || pool.growing) {
+		leave_pool();
 		return;
 	}
 	pool.closed = 1;
@@ -230,32 +324,100 @@ static void __attribute__((destructor)) pool_shutdown(void)
 		pthread_cond_signal(&pool.workers[i].wake);
 	}
 	pool.nworkers = 0;
-	pool_unlock();
+	leave_pool();
 	for (unsigned i = 0; i < n; i++) {
 		pthread_join(pool.workers[i].thread, NULL);
 		pthread_cond_destroy(&pool.workers[i].wake);
 	}
 }
 
-/* The CPUs this thread may run on (at least 1). */
-static unsigned allowed_cpus(void)
+/* One splitting call: the extent, its kernel and the caller's CPUs. */
+struct call {
+	unsigned char *addr;
+	size_t npages;
+	unsigned shares;           /* reduced to what the pool could serve */
+	const struct cp_kernel *kernel;
+	int cpus_known;
+	cpu_set_t cpus;
+};
+
+/* Share i of the call: share 0 (the caller's) at the start, the first
+ * npages % shares shares one page longer. */
+static void share_of(const struct call *c, unsigned i, void **share_addr, size_t *share_pages)
 {
-	cpu_set_t set;
-	if (sched_getaffinity(0, sizeof(set), &set) == 0)
-		return (unsigned)CPU_COUNT(&set);
-	long online = sysconf(_SC_NPROCESSORS_ONLN);   /* more CPUs than cpu_set_t holds */
-	return online > 0 ? (unsigned)(online < (long)UINT_MAX ? online : UINT_MAX) : 1;
+	size_t base = c->npages / c->shares, extra = c->npages % c->shares;
+	size_t first = i * base + (i < extra ? i : extra);
+	*share_addr = c->addr + first * CP_PAGE_SIZE;
+	*share_pages = base + (i < extra);
 }
 
-/* Split [addr, +npages) into `shares` page-aligned shares: share 0 (the
- * caller's) at the start, the first npages % shares shares one page longer. */
-static void share_of(unsigned char *addr, size_t npages, unsigned shares, unsigned i,
-		     void **share_addr, size_t *share_pages)
+/* With pool.lock held: give shares 1.. of the call to workers, growing the
+ * pool first. Returns the call's number, 0 when it must clear alone. */
+static unsigned long long hand_out_shares(struct call *c)
 {
-	size_t base = npages / shares, extra = npages % shares;
-	size_t first = i * base + (i < extra ? i : extra);
-	*share_addr = addr + first * CP_PAGE_SIZE;
-	*share_pages = base + (i < extra);
+	/* Shares of an earlier call of this thread that is not waiting for them
+	 * (left by longjmp, or interrupted by the handler we run in): its
+	 * workers are clearing; wait for them, then take the pool. */
+	if (pool.pending && pthread_equal(pool.caller, pthread_self()))
+		wait_until_no_pending();
+	if (pool.pending || pool.growing || pool.closed)
+		return 0;      /* another thread's call has the pool (or it is closed) */
+	if (pool.nworkers < c->shares - 1)
+		pool_grow(c->shares - 1);
+	if (c->shares > pool.nworkers + 1)
+		c->shares = pool.nworkers + 1;
+	if (c->shares <= 1)
+		return 0;
+	unsigned long long call = ++pool.started;
+	pool.caller = pthread_self();
+	pool.pending = c->shares - 1;
+	pool.cpus_known = c->cpus_known;
+	if (c->cpus_known)
+		pool.cpus = c->cpus;
+	for (unsigned i = 1; i < c->shares; i++) {
+		struct worker *w = &pool.workers[i - 1];
+		share_of(c, i, &w->addr, &w->npages);
+		w->kernel = c->kernel;
+		pthread_cond_signal(&w->wake);
+	}
+	return call;
+}
+
+static void split_and_clear(struct call *c)
+{
+	pthread_once(&atfork_once, register_atfork);   /* before any lock */
+	enter_pool();
+	unsigned long long call = hand_out_shares(c);
+	leave_pool();
+	if (call == 0) {
+		c->kernel->clear(c->addr, c->npages);
+		return;
+	}
+	void *share_addr;
+	size_t share_pages;
+	share_of(c, 0, &share_addr, &share_pages);
+	c->kernel->clear(share_addr, share_pages);    /* outside the pool: see the top */
+
+	enter_pool();
+	while (pool.finished < call)
+		pthread_cond_wait(&pool.done, &pool.lock);
+	leave_pool();
+}
+
+/* The CPUs the calling thread may run on. */
+static void read_caller_cpus(struct call *c)
+{
+	c->cpus_known = sched_getaffinity(0, sizeof(c->cpus), &c->cpus) == 0;
+}
+
+/* How many CPUs the caller may run on, or those online when its mask could
+ * not be read (more CPUs than cpu_set_t holds); at least 1. */
+static unsigned caller_cpu_count(const struct call *c)
+{
+	if (c->cpus_known)
+		return (unsigned)CPU_COUNT(&c->cpus);
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	return online > 0 ? (unsigned)(online < (long)UINT_MAX ? online : UINT_MAX) : 1;
 }
 
 /* cp_clear_pages_parallel with another smallest share: `clearbench parallel`
@@ -270,57 +432,23 @@ int cp__clear_pages_parallel_min(void *addr, size_t npages, unsigned nthreads,
 	/* One kernel for every share, chosen for the whole extent: the shares
 	 * together write all of it through the caches they share. (Picking here
 	 * also initialises the library on the caller's thread.) */
-	const struct cp_kernel *kernel = cp__pick(npages);
-	if (nthreads == 0)
-		nthreads = allowed_cpus();
+	struct call c = { .addr = addr, .npages = npages, .kernel = cp__pick(npages) };
+	int cpus_read = nthreads == 0;
+	if (cpus_read) {
+		read_caller_cpus(&c);
+		nthreads = caller_cpu_count(&c);
+	}
 	size_t by_size = npages / min_share_pages;
-	unsigned shares = by_size < nthreads ? (unsigned)by_size : nthreads;
-	if (shares > POOL_MAX_WORKERS + 1)
-		shares = POOL_MAX_WORKERS + 1;
-	if (shares <= 1 || holds_pool || is_worker) {
-		kernel->clear(addr, npages);   /* small, or inside the pool already */
+	c.shares = by_size < nthreads ? (unsigned)by_size : nthreads;
+	if (c.shares > POOL_MAX_WORKERS + 1)
+		c.shares = POOL_MAX_WORKERS + 1;
+	if (c.shares <= 1 || inside_pool()) {
+		c.kernel->clear(addr, npages);   /* small, or inside the pool already */
 		return 0;
 	}
-	pthread_once(&atfork_once, register_atfork);   /* before any lock */
-	pool_lock();
-	/* Shares of an earlier call of this thread that is not waiting for them
-	 * (left by longjmp, or interrupted by the handler we run in): its
-	 * workers are clearing; wait for them, then take the pool. */
-	if (pool.pending && pthread_equal(pool.caller, pthread_self()))
-		wait_until_no_pending();
-	if (pool.pending || pool.closed) {
-		pool_unlock();
-		kernel->clear(addr, npages);   /* another thread's call has the pool */
-		return 0;
-	}
-	unsigned workers = pool_grow(shares - 1);
-	if (shares > workers + 1)
-		shares = workers + 1;
-	if (shares <= 1) {
-		pool_unlock();
-		kernel->clear(addr, npages);
-		return 0;
-	}
-	unsigned long long call = ++pool.started;
-	pool.caller = pthread_self();
-	pool.pending = shares - 1;
-	for (unsigned i = 1; i < shares; i++) {
-		struct worker *w = &pool.workers[i - 1];
-		share_of(addr, npages, shares, i, &w->addr, &w->npages);
-		w->kernel = kernel;
-		pthread_cond_signal(&w->wake);
-	}
-	pool_unlock();
-
-	void *share_addr;
-	size_t share_pages;
-	share_of(addr, npages, shares, 0, &share_addr, &share_pages);
-	kernel->clear(share_addr, share_pages);
-
-	pool_lock();
-	while (pool.finished < call)
-		pthread_cond_wait(&pool.done, &pool.lock);
-	pool_unlock();
+	if (!cpus_read)
+		read_caller_cpus(&c);    /* where its workers are to run */
+	split_and_clear(&c);
 	return 0;
 }
 

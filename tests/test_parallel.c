@@ -3,8 +3,9 @@
  * cp_clear_pages_parallel: exact clearing for 1..8 threads (and 0 = the
  * allowed CPUs) from one page to extents split across every thread, the
  * contract's bad inputs, the threshold, the pool (reused, emptied by fork,
- * grown short when threads cannot start, sized by the affinity mask) and
- * concurrent callers.
+ * grown short when threads cannot start, sized by the affinity mask, its
+ * workers on each caller's CPUs under SCHED_OTHER, created while other callers
+ * go on) and concurrent callers.
  *
  * The library splits only into shares of cp__state()->policy.parallel_min_share_pages (1024
  * pages, 4 MiB); most tests go through cp__clear_pages_parallel_min with one-page
@@ -14,9 +15,11 @@
 #include "testutil.h"
 #include "testhooks.h"
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <semaphore.h>
 #include <stdio.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -339,4 +342,189 @@ Test(parallel, shares_use_the_whole_extents_kernel)
 	cr_assert_gt(temporal_calls, 1);
 	cp__policy_publish(&cp__state()->defaults, cp__state()->default_source);
 	guard_unmap(&g);
+}
+
+/*
+ * What the workers run with is not what their first caller had: each call's
+ * worker shares run on that call's caller's CPUs, under SCHED_OTHER priority
+ * 0, whoever created the threads. A recording kernel (which does clear) notes
+ * the thread, policy and CPU mask of every share. This test process has not
+ * used the pool yet (each test is a fresh process): its first call creates it.
+ */
+#define RECORDS 16
+static struct share_record {
+	pid_t tid;
+	int policy;
+	cpu_set_t cpus;
+} records[RECORDS];
+static unsigned nrecords;
+
+static void rec_where(void *addr, size_t npages)
+{
+	unsigned i = __atomic_fetch_add(&nrecords, 1, __ATOMIC_RELAXED);
+	if (i < RECORDS) {
+		records[i].tid = gettid();
+		records[i].policy = sched_getscheduler(0);
+		if (sched_getaffinity(0, sizeof(records[i].cpus), &records[i].cpus))
+			CPU_ZERO(&records[i].cpus);
+	}
+	memset(addr, 0, npages * CP_PAGE_SIZE);
+}
+
+/* Clear BIG_PAGES in 4 shares through rec_where; assert every worker share ran
+ * with `cpus` under SCHED_OTHER (and that there were worker shares). */
+static void assert_workers_ran_with(struct guarded *g, const cpu_set_t *cpus, const char *when)
+{
+	static const struct cp_kernel where = { "rec_where", "test", 0, rec_where };
+	const struct cp__band row = { 0, &where };
+	struct cp__policy policy = cp__state()->defaults;
+	cp__bands_set(&policy.any, &row, 1);
+	cp__bands_set(&policy.hot, &row, 1);
+	cp__bands_set(&policy.cold, &row, 1);
+	cp__policy_publish(&policy, "test");
+	nrecords = 0;
+	check_parallel(g, 0, BIG_PAGES, 4);
+	cp__policy_publish(&cp__state()->defaults, cp__state()->default_source);
+	unsigned n = nrecords < RECORDS ? nrecords : RECORDS, workers = 0;
+	for (unsigned i = 0; i < n; i++) {
+		if (records[i].tid == gettid())
+			continue;
+		workers++;
+		cr_assert_eq(records[i].policy, SCHED_OTHER, "%s: a worker share ran under policy %d",
+			     when, records[i].policy);
+		cr_assert(CPU_EQUAL(&records[i].cpus, cpus),
+			  "%s: a worker share ran on %d CPUs, not the caller's %d", when,
+			  CPU_COUNT(&records[i].cpus), CPU_COUNT(cpus));
+	}
+	cr_assert_eq(workers, 3, "%s: %u worker shares of 4 shares", when, workers);
+}
+
+static void set_cpus(const cpu_set_t *cpus)
+{
+	cr_assert_eq(sched_setaffinity(0, sizeof(*cpus), cpus), 0, "sched_setaffinity: %s",
+		     strerror(errno));
+}
+
+Test(parallel, workers_run_on_the_callers_cpus_not_the_first_callers)
+{
+	cpu_set_t all, one;
+	cr_assert_eq(sched_getaffinity(0, sizeof(all), &all), 0);
+	if (CPU_COUNT(&all) < 2)
+		cr_skip_test("one CPU allowed: no other mask to tell the first caller's from");
+	int first = 0, last = CPU_SETSIZE - 1;
+	while (!CPU_ISSET(first, &all))
+		first++;
+	while (!CPU_ISSET(last, &all))
+		last--;
+	struct guarded g = guarded_map(BIG_PAGES);
+	CPU_ZERO(&one);
+	CPU_SET(first, &one);
+	set_cpus(&one);
+	check_parallel(&g, 0, BIG_PAGES, 4);      /* the first call: creates the workers */
+	set_cpus(&all);
+	assert_workers_ran_with(&g, &all, "an unpinned caller after a pinned first caller");
+	CPU_ZERO(&one);
+	CPU_SET(last, &one);
+	set_cpus(&one);
+	assert_workers_ran_with(&g, &one, "a caller pinned to another CPU");
+	set_cpus(&all);
+	guard_unmap(&g);
+}
+
+Test(parallel, workers_are_not_realtime_after_a_realtime_first_caller)
+{
+	struct sched_param fifo = { .sched_priority = 1 }, normal = { .sched_priority = 0 };
+	int rc = pthread_setschedparam(pthread_self(), SCHED_FIFO, &fifo);
+	if (rc == EPERM)
+		cr_skip_test("SCHED_FIFO not permitted here (no CAP_SYS_NICE, RLIMIT_RTPRIO 0)");
+	cr_assert_eq(rc, 0, "pthread_setschedparam(SCHED_FIFO): %s", strerror(rc));
+	struct guarded g = guarded_map(BIG_PAGES);
+	check_parallel(&g, 0, BIG_PAGES, 4);      /* the first call: creates the workers */
+	cr_assert_eq(pthread_setschedparam(pthread_self(), SCHED_OTHER, &normal), 0);
+	cpu_set_t cpus;
+	cr_assert_eq(sched_getaffinity(0, sizeof(cpus), &cpus), 0);
+	assert_workers_ran_with(&g, &cpus, "after a SCHED_FIFO first caller");
+	guard_unmap(&g);
+}
+
+/*
+ * Workers are created with the pool lock released: a caller that finds the
+ * pool growing clears alone at once instead of waiting on pthread_create. The
+ * definition below binds the library's pthread_create (it is linked into this
+ * binary) and passes through to libc's; armed, it holds the next creation
+ * until released.
+ */
+typedef int create_fn(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+static int hold_next_create;
+static sem_t create_held, create_release;
+
+int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+	static create_fn *real;
+	if (!real)
+		real = (create_fn *)dlsym(RTLD_NEXT, "pthread_create");
+	if (__atomic_exchange_n(&hold_next_create, 0, __ATOMIC_ACQ_REL)) {
+		sem_post(&create_held);
+		while (sem_wait(&create_release))
+			;
+	}
+	return real(t, attr, fn, arg);
+}
+
+struct growing_caller {
+	pthread_t thread;
+	struct guarded g;
+	sem_t go, done;
+	int bad;
+};
+
+static void *clear_when_told(void *arg)
+{
+	struct growing_caller *c = arg;
+	while (sem_wait(&c->go))
+		;
+	memset(c->g.mem, FILL, c->g.len);
+	c->bad = clear_small_shares(c->g.mem, BIG_PAGES, 4) ||
+		 first_not(c->g.mem, c->g.len, 0) != c->g.len;
+	sem_post(&c->done);
+	return NULL;
+}
+
+static void start_caller(struct growing_caller *c)
+{
+	c->g = guarded_map(BIG_PAGES);
+	cr_assert_eq(sem_init(&c->go, 0, 0) | sem_init(&c->done, 0, 0), 0);
+	cr_assert_eq(pthread_create(&c->thread, NULL, clear_when_told, c), 0);
+}
+
+/* sem_wait with a deadline of `seconds`: 0 when posted in time. */
+static int wait_up_to(sem_t *s, int seconds)
+{
+	struct timespec end;
+	clock_gettime(CLOCK_REALTIME, &end);
+	end.tv_sec += seconds;
+	int rc;
+	while ((rc = sem_timedwait(s, &end)) && errno == EINTR)
+		;
+	return rc;
+}
+
+Test(parallel, a_caller_never_waits_for_another_calls_thread_creation)
+{
+	struct growing_caller grower, other;
+	cr_assert_eq(sem_init(&create_held, 0, 0) | sem_init(&create_release, 0, 0), 0);
+	start_caller(&grower);
+	start_caller(&other);
+	__atomic_store_n(&hold_next_create, 1, __ATOMIC_RELEASE);
+	sem_post(&grower.go);     /* the process's first parallel call: it grows the pool */
+	cr_assert_eq(wait_up_to(&create_held, 10), 0, "the first call created no thread");
+	sem_post(&other.go);
+	int waited = wait_up_to(&other.done, 2);
+	sem_post(&create_release);
+	pthread_join(grower.thread, NULL);
+	pthread_join(other.thread, NULL);
+	cr_assert_eq(waited, 0, "a caller waited while another call was creating its workers");
+	cr_assert_eq(grower.bad + other.bad, 0, "a clear went wrong");
+	guard_unmap(&grower.g);
+	guard_unmap(&other.g);
 }

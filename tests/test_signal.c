@@ -4,14 +4,19 @@
  * cp_clear_pages/_hot/_cold, cp_clear and cp_kernel_for are one acquire load,
  * a kernel call and memset, so a signal handler may call them. (The first
  * call initialises with pthread_once and getenv: not safe in a handler.)
- * tests/README.md lists the entry points.
+ * tests/README.md lists the entry points. cp_clear_pages_parallel is not
+ * async-signal-safe, but a handler's parallel call or fork never deadlocks on
+ * the pool: a timer against a loop of parallel calls checks both.
  */
 #include "testutil.h"
 #include "parallel.h"
+#include <errno.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <time.h>
 
 #define HANDLER_PAGES 3
 
@@ -277,4 +282,149 @@ Test(signal, fork_in_a_handler_during_a_parallel_call)
 		  "the child forked in the handler: status 0x%x", (int)fork_status);
 	assert_zero(g.mem, g.len, "after a fork in the handler");
 	guard_unmap(&g);
+}
+
+/*
+ * A timer against a loop of small parallel calls, its handler forking or
+ * clearing in parallel itself wherever it lands: in the pool's lock windows
+ * and condition waits too, where the handler must stay off the pool (taking
+ * its lock again would wait on this very thread). The loop runs in a forked
+ * child that alarm() ends: a deadlock fails the test instead of hanging it.
+ * A page a share, a share per thread: the calls are mostly the pool's own
+ * code (with 16-page shares the windows were hit less often).
+ */
+#define LOOP_SHARE 1u
+#define LOOP_THREADS 3u
+#define LOOP_PAGES (LOOP_THREADS * LOOP_SHARE)
+#define LOOP_LEN (LOOP_PAGES * PG)
+#define LOOP_DEADLINE 20                         /* seconds; a run takes well under 1 */
+#define TIMER_NS 20000L
+/* Under valgrind (CP_TEST_QUICK) a fork takes tens of ms and a valgrind log:
+ * a few handler runs, spaced so that the loop gets somewhere between them. */
+#define QUICK_TIMER_NS 2000000L
+#define QUICK_TICKS 20
+
+enum on_timer { TIMER_FORKS, TIMER_CLEARS_IN_PARALLEL };
+static struct {
+	enum on_timer action;
+	timer_t timer;
+	unsigned char *buf;        /* the handler's extent */
+	long gap_ns;               /* TIMER_NS, or QUICK_TIMER_NS */
+} tick;
+static volatile sig_atomic_t tick_runs, tick_failures, ticks_left;
+static struct loop_counts {
+	unsigned rounds, ticks;    /* the child's, for the parent's log (MAP_SHARED) */
+} *counts;
+
+static int clear_loop_extent(unsigned char *buf)
+{
+	memset(buf, FILL, LOOP_LEN);
+	return cp__clear_pages_parallel_min(buf, LOOP_PAGES, LOOP_THREADS, LOOP_SHARE) ||
+	       first_not(buf, LOOP_LEN, 0) != LOOP_LEN;
+}
+
+/* One-shot, re-armed at the end of each run: the loop gets gap_ns between
+ * runs however long a fork takes, instead of one run after the other. */
+static void arm_tick(void)
+{
+	struct itimerspec next = { { 0, 0 }, { 0, tick.gap_ns } };
+	if (ticks_left-- > 0)
+		timer_settime(tick.timer, 0, &next, NULL);
+}
+
+static void on_tick(int sig)
+{
+	(void)sig;
+	int saved_errno = errno, bad = 0;
+	if (tick.action == TIMER_FORKS) {
+		pid_t pid = fork();
+		if (pid == 0)
+			_exit(0);
+		int status;
+		bad = pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+		      WEXITSTATUS(status) != 0;
+	} else {
+		bad = clear_loop_extent(tick.buf);
+	}
+	tick_failures += bad;
+	tick_runs++;
+	arm_tick();
+	errno = saved_errno;
+}
+
+static double now_seconds(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* In the child: exit code = the step that failed. */
+static void loop_under_the_timer(void)
+{
+	struct guarded mine, theirs;
+	if (guard_map(&mine, LOOP_PAGES) || guard_map(&theirs, LOOP_PAGES))
+		_exit(2);
+	tick.buf = theirs.mem;
+	if (clear_loop_extent(mine.mem))     /* the pool's workers start outside the handler */
+		_exit(3);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_tick;
+	struct sigevent to_me;
+	memset(&to_me, 0, sizeof(to_me));
+	to_me.sigev_notify = SIGEV_THREAD_ID;      /* this thread: the one in the loop */
+	to_me.sigev_signo = SIGUSR1;
+	to_me._sigev_un._tid = tid();
+	if (sigaction(SIGUSR1, &sa, NULL) || timer_create(CLOCK_MONOTONIC, &to_me, &tick.timer))
+		_exit(4);
+	arm_tick();
+	unsigned rounds = 0;
+	for (double end = now_seconds() + (test_quick() ? 0.2 : 0.5); now_seconds() < end; rounds++)
+		if (clear_loop_extent(mine.mem))
+			_exit(5);
+	timer_delete(tick.timer);
+	counts->rounds = rounds;
+	counts->ticks = (unsigned)tick_runs;
+	if (tick_failures)
+		_exit(6);
+	if (tick_runs == 0 || rounds == 0)
+		_exit(7);
+	_exit(0);
+}
+
+static void run_loop_under_the_timer(enum on_timer action)
+{
+	cr_assert_gt(cp_kernels(NULL), 0);
+	tick.action = action;
+	tick.gap_ns = test_quick() ? QUICK_TIMER_NS : TIMER_NS;
+	ticks_left = test_quick() ? QUICK_TICKS : INT_MAX;    /* natively the loop's time */
+	counts = mmap(NULL, sizeof(*counts), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		      -1, 0);
+	cr_assert(counts != MAP_FAILED);
+	pid_t pid = fork();
+	cr_assert(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		alarm(LOOP_DEADLINE);
+		loop_under_the_timer();
+	}
+	int status;
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(!WIFSIGNALED(status) || WTERMSIG(status) != SIGALRM,
+		  "the loop did not end within %d s: deadlocked", LOOP_DEADLINE);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		  "the loop's child failed: status 0x%x (exit code = failing step; "
+		  "6: the handler's fork or clear went wrong)", status);
+	cr_log_info("%u handler runs during %u parallel calls", counts->ticks, counts->rounds);
+	munmap(counts, sizeof(*counts));
+}
+
+Test(signal, timer_handler_forks_during_parallel_calls, .timeout = 60)
+{
+	run_loop_under_the_timer(TIMER_FORKS);
+}
+
+Test(signal, timer_handler_clears_in_parallel_during_parallel_calls, .timeout = 60)
+{
+	run_loop_under_the_timer(TIMER_CLEARS_IN_PARALLEL);
 }

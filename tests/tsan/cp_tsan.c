@@ -9,6 +9,8 @@
  *   parallel      callers of cp_clear_pages_parallel on their own extents
  *   profile       cp_set_profile in a loop against clears on other threads
  *   fork          forks while a parallel caller and a profile loader run
+ *   signal        a 20 us timer's handler clears in parallel, against the main
+ *                 thread's parallel calls and another caller's
  *
  * Last line: "N passed, N failed[, N skipped]".
  */
@@ -17,7 +19,9 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #define PG ((size_t)CP_PAGE_SIZE)
 #define SHARE 8u                 /* pages a share at least: splits stay small */
@@ -209,6 +213,59 @@ static void main_forks(void)
 	guard_unmap(&r);
 }
 
+/* ---- a handler that clears in parallel ---------------------------------- */
+static struct guarded tick_region;
+static timer_t tick_timer;
+static volatile sig_atomic_t tick_runs, tick_bad;
+
+/* One-shot, re-armed by the handler: the main thread runs 20 us between. */
+static void arm_tick(void)
+{
+	struct itimerspec next = { { 0, 0 }, { 0, 20000 } };
+	timer_settime(tick_timer, 0, &next, NULL);
+}
+
+static void on_tick(int sig)
+{
+	(void)sig;
+	int saved_errno = errno;
+	tick_bad += clear_and_check(&tick_region, PAGES, 3) != 0;
+	tick_runs++;
+	arm_tick();
+	errno = saved_errno;
+}
+
+/* main_clears with the timer aimed at this thread; the pool is grown first
+ * (by the first clear), so that the handler creates no thread. */
+static void main_clears_under_timer(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_tick;
+	struct sigevent to_me;
+	memset(&to_me, 0, sizeof(to_me));
+	to_me.sigev_notify = SIGEV_THREAD_ID;
+	to_me.sigev_signo = SIGUSR1;
+	to_me._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+	if (region_map(&tick_region, PAGES) || sigaction(SIGUSR1, &sa, NULL) ||
+	    timer_create(CLOCK_MONOTONIC, &to_me, &tick_timer)) {
+		check_fail("signal: handler setup", strerror(errno));
+		return;
+	}
+	main_clears();
+	arm_tick();
+	main_clears();
+	timer_delete(tick_timer);
+	char what[96];
+	snprintf(what, sizeof(what), "signal: %d of %d parallel clears in the handler wrong",
+		 (int)tick_bad, (int)tick_runs);
+	if (tick_bad || !tick_runs)
+		check_fail(what, "the handler's clears");
+	else
+		check_pass(what);
+	guard_unmap(&tick_region);
+}
+
 static int write_profile(void)
 {
 	const struct cp_kernel *const *list;
@@ -244,6 +301,7 @@ int main(int argc, char **argv)
 	run_with("profile: loads against clears", loads, 3, main_clears);
 	static void *(*const busy[])(void *) = { profile_loader, parallel_caller };
 	run_with("fork: while a loader and a parallel caller run", busy, 2, main_forks);
+	run_with("signal: a handler clears in parallel", callers, 1, main_clears_under_timer);
 	unlink(profile_path);
 	return finish_tally();
 }
