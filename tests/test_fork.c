@@ -128,17 +128,10 @@ static void child_clears_in_parallel(void)
  * forked while a parent thread is inside it hangs in its first malloc (here pthread_create's,
  * as the child's pool starts its workers; gdb shows all of them in SizeClassAllocator64's
  * mutex). The library's side is checked by the plain and the valgrind runs of this test. */
-#if defined(__SANITIZE_ADDRESS__)
-#define CP_ASAN_FORK_UNSAFE 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define CP_ASAN_FORK_UNSAFE 1
-#endif
-#endif
 
 Test(fork, during_parallel_calls_child_pool_works)
 {
-#ifdef CP_ASAN_FORK_UNSAFE
+#ifdef CP_TEST_ASAN
 	cr_skip_test("under AddressSanitizer: its allocator is not fork-safe with other threads "
 		     "running (a child's malloc can wait on a lock held at fork); run natively "
 		     "and under valgrind");

@@ -216,7 +216,7 @@ Test(parallel, threads_that_cannot_start_mean_fewer_threads)
 	 * CP_TEST_QUICK) or AddressSanitizer's own mappings as well */
 	if (test_quick())
 		cr_skip_test("RLIMIT_AS would constrain the emulator itself");
-#if defined(__SANITIZE_ADDRESS__)
+#ifdef CP_TEST_ASAN
 	cr_skip_test("RLIMIT_AS would constrain AddressSanitizer itself");
 #endif
 	struct guarded g = guarded_map(BIG_PAGES);
