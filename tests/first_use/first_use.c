@@ -78,6 +78,22 @@ static int page_cleared(void)
 	return ok;
 }
 
+/* Wait for pid at most ms milliseconds; 0 when it had to be killed (a hang). */
+static int wait_bounded(pid_t pid, unsigned ms, int *status)
+{
+	pid_t got;
+	for (unsigned waited = 0; (got = waitpid(pid, status, WNOHANG)) == 0 && waited < ms;
+	     waited += 10) {
+		struct timespec t = { 0, 10 * 1000 * 1000 };
+		nanosleep(&t, NULL);
+	}
+	if (got == 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, status, 0);
+	}
+	return got != 0;
+}
+
 /* Run body in a child; it must exit 0 within `seconds`. */
 static void check(const char *name, int (*body)(void), unsigned seconds)
 {
@@ -86,16 +102,7 @@ static void check(const char *name, int (*body)(void), unsigned seconds)
 	if (pid == 0)
 		_exit(body());
 	int status = 0;
-	unsigned waited_ms = 0;
-	pid_t got;
-	while ((got = waitpid(pid, &status, WNOHANG)) == 0 && waited_ms < seconds * 1000) {
-		struct timespec t = { 0, 10 * 1000 * 1000 };
-		nanosleep(&t, NULL);
-		waited_ms += 10;
-	}
-	if (got == 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
+	if (!wait_bounded(pid, seconds * 1000, &status)) {
 		printf("FAIL %s: hung (killed after %u s)\n", name, seconds);
 		failed++;
 	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
@@ -154,17 +161,8 @@ static int fork_during_first_use(void)
 	if (pid == 0)
 		_exit(after_fork_mid_init());
 	int status = 0;
-	unsigned waited_ms = 0;
-	pid_t got;
-	while ((got = waitpid(pid, &status, WNOHANG)) == 0 && waited_ms < 5000) {
-		struct timespec t10 = { 0, 10 * 1000 * 1000 };
-		nanosleep(&t10, NULL);
-		waited_ms += 10;
-	}
-	if (got == 0) {
+	if (!wait_bounded(pid, 5000, &status)) {
 		fprintf(stderr, "the child forked during first use hung in its own fork\n");
-		kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
 		return 7;
 	}
 	pthread_join(t, NULL);
