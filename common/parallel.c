@@ -38,7 +38,8 @@
  * Signals. A thread is inside the pool (in_pool) from before it takes
  * pool.lock until after it released it, across its condition waits and the
  * creation of workers; a worker always. A handler that interrupted a thread
- * inside the pool stays off it. What a handler may do (README "Signals"):
+ * inside the pool stays off it. What a handler may do (the contract: the
+ * header comment of include/clearpages.h and clearpages(3), ATTRIBUTES):
  *  - return after repairing the page: yes, on any thread;
  *  - longjmp out of the caller's own share: yes, the call is abandoned (the
  *    next parallel call of that thread, and fork, wait for its workers);
@@ -292,15 +293,18 @@ static void atfork_child(void)
 		leave_mark();     /* the lock: re-initialised instead of released */
 }
 
-static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+/* An exchange, not a pthread_once: a child forked inside a once routine runs
+ * it again, and the handlers must never be registered twice. */
+static int atfork_registered;
 static void register_atfork(void)
 {
-	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+	if (!__atomic_exchange_n(&atfork_registered, 1, __ATOMIC_ACQ_REL))
+		pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 }
 
 __attribute__((constructor)) static void pool_fork_safe(void)
 {
-	pthread_once(&atfork_once, register_atfork);
+	register_atfork();
 }
 
 /*
@@ -385,7 +389,7 @@ static unsigned long long hand_out_shares(struct call *c)
 
 static void split_and_clear(struct call *c)
 {
-	pthread_once(&atfork_once, register_atfork);   /* before any lock */
+	register_atfork();   /* before any lock */
 	enter_pool();
 	unsigned long long call = hand_out_shares(c);
 	leave_pool();
