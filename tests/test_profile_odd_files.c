@@ -241,15 +241,21 @@ static void never_read_cut(enum replace_by how, int format)
 	}
 	rw.stop = 1;
 	pthread_join(writer, NULL);
+	int settled = cp_set_profile(rw.path);
 	unlink(rw.path);
 	char tmp[80];
 	snprintf(tmp, sizeof(tmp), "%s.new", rw.path);
 	unlink(tmp);
 	cr_assert_eq(cut, 0, "%u of %u accepted loads (of %u) took a profile cut short",
 		     cut, accepted, loads);
-	/* and whole files still load (rewritten in place, as few as 48 of 3000 were
-	 * accepted on a busy 2-vCPU host, all of one version: so at least one) */
-	cr_assert_gt(accepted, 0, "whole files must still load: none of %u loads accepted", loads);
+	cr_assert_eq(settled, 0, "the whole file, no longer changing, must load");
+	/* and whole files still load: at least one while it is rewritten natively
+	 * (in place, as few as 48 of 3000 were accepted on a busy 2-vCPU host, and
+	 * none of 300 under qemu, where every read met a change), and the file
+	 * once it stops changing, everywhere */
+	if (!test_quick())
+		cr_assert_gt(accepted, 0, "whole files must still load: none of %u loads accepted",
+			     loads);
 	cr_log_info("%u of %u loads accepted while the profile was replaced (%u first, %u second)",
 		    accepted, loads, seen[0], seen[1]);
 }
