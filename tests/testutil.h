@@ -61,6 +61,17 @@ static inline int test_quick(void)
  * so a child forked while another thread, or the code a handler interrupted,
  * is inside it hangs in its first malloc. Fork-at-the-worst-moment tests skip
  * there, saying so; they run natively and under valgrind. */
+/* Under valgrind (its header where installed; it ships with the tool). */
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#define test_under_valgrind() (RUNNING_ON_VALGRIND != 0)
+#endif
+#endif
+#ifndef test_under_valgrind
+#define test_under_valgrind() 0
+#endif
+
 #if defined(__SANITIZE_ADDRESS__)
 #define CP_TEST_ASAN 1
 #elif defined(__has_feature)
