@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include "atfork.h"
 #include "parse.h"
 #include "profile.h"
 #include "profile_file.h"
@@ -96,12 +97,9 @@ static void atfork_release(void)
 		publish_lock_drop();
 }
 static int atfork_registered;
-/* An exchange, not a pthread_once: a child forked inside a once routine runs
- * it again, and the handlers must never be registered twice. */
 static void register_atfork(void)
 {
-	if (!__atomic_exchange_n(&atfork_registered, 1, __ATOMIC_ACQ_REL))
-		pthread_atfork(atfork_prepare, atfork_release, atfork_release);
+	cp__atfork_once(&atfork_registered, atfork_prepare, atfork_release, atfork_release);
 }
 __attribute__((constructor)) static void init_fork_safe(void)
 {

@@ -70,6 +70,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <unistd.h>
+#include "atfork.h"
 #include "parallel.h"
 #include "state.h"
 
@@ -299,13 +300,10 @@ static void atfork_child(void)
 		leave_mark();     /* the lock: re-initialised instead of released */
 }
 
-/* An exchange, not a pthread_once: a child forked inside a once routine runs
- * it again, and the handlers must never be registered twice. */
 static int atfork_registered;
 static void register_atfork(void)
 {
-	if (!__atomic_exchange_n(&atfork_registered, 1, __ATOMIC_ACQ_REL))
-		pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+	cp__atfork_once(&atfork_registered, atfork_prepare, atfork_parent, atfork_child);
 }
 
 __attribute__((constructor)) static void pool_fork_safe(void)
