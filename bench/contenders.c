@@ -318,6 +318,11 @@ int bench_memset_other_libc(const struct bench_opts *opts, struct bench_contende
 	return 1;
 }
 
+int bench_memset_other_libc_pid(void)
+{
+	return helper_pid > 0 ? (int)helper_pid : 0;
+}
+
 void bench_memset_other_libc_stop(void)
 {
 	if (to_helper >= 0)

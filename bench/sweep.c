@@ -156,10 +156,10 @@ static int open_pool(const struct bench_opts *opts, struct sweep *sw, size_t top
 	size_t bytes = bench_pool_size(opts, top, sw->i_memset2 < sw->n ? 2 : 1, why, sizeof(why));
 	if (why[0])
 		snprintf(sw->pool_why, sizeof(sw->pool_why), "%s", why);
-	long thp0 = bench_thp_kib();
+	long thp0 = bench_thp_kib(0);
 	if (bench_pool_open(&sw->pool, bytes))
 		return 1;
-	long thp1 = bench_thp_kib();
+	long thp1 = bench_thp_kib(0);
 	sw->pool_thp_kib = thp0 >= 0 && thp1 >= 0 ? thp1 - thp0 : -1;
 	return 0;
 }
@@ -199,6 +199,9 @@ int bench_sweep(const struct bench_opts *opts)
 		}
 	}
 	sw.pool_bytes = sw.pool.bytes;
+	/* the helper still holds its pool (use comes last): how much of it is huge */
+	sw.helper_thp_kib = sw.pool.base && bench_memset_other_libc_pid() ?
+		bench_thp_kib(bench_memset_other_libc_pid()) : -1;
 	if (sw.pool.base)
 		bench_pool_close(&sw.pool);
 	bench_memset_other_libc_stop();

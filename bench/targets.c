@@ -13,6 +13,10 @@
 #include <sys/mman.h>
 #include "clearbench.h"
 
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25           /* Linux 6.1; glibc 2.36's headers lack it */
+#endif
+
 #define HUGE_2M ((size_t)2 << 20)
 #define POOL_DEFAULT ((size_t)4 << 30)
 /* Measured on the family 6 model 167 guest: first stores to ~10 % of freshly
@@ -94,6 +98,11 @@ int bench_pool_open(struct bench_pool *p, size_t bytes)
 	 * clear of a small slot, and the page walk would dominate */
 	if (!(p->base = bench_map(p->bytes)))
 		return -1;
+	/* A second pool (the other libc's helper) faulted while the first is
+	 * held got part of its pages as 4 KiB ones here, which khugepaged then
+	 * collapsed during the timing: collapse them now, synchronously (an
+	 * error leaves the pool as it is; the note says how much is huge). */
+	madvise(p->base, p->bytes, MADV_COLLAPSE);
 	for (int i = 0; i < POOL_WARM_PASSES; i++)
 		warm_pass(p);
 	return 0;
@@ -148,9 +157,14 @@ void bench_write_lines(void *buf, size_t bytes)
 		*(volatile uint64_t *)((char *)buf + off) = off | 1;
 }
 
-long bench_thp_kib(void)
+long bench_thp_kib(int pid)
 {
-	FILE *f = fopen("/proc/self/smaps_rollup", "r");
+	char path[64];
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/smaps_rollup");
+	FILE *f = fopen(path, "r");
 	char line[128];
 	long kib = -1;
 	while (f && fgets(line, sizeof(line), f))
