@@ -104,8 +104,8 @@ static void add_row(struct sweep_kind *k, struct bench_table *data, size_t bytes
 			       i == row->best, row->rounds);
 }
 
-static int run_kind(const struct bench_opts *opts, struct sweep_kind *k, const size_t *sizes,
-		    size_t nsizes, void *buf, struct bench_pool *pool, struct bench_table *data)
+static void run_kind(const struct bench_opts *opts, struct sweep_kind *k, const size_t *sizes,
+		     size_t nsizes, void *buf, struct bench_pool *pool, struct bench_table *data)
 {
 	sweep_kind_tables(k);
 	for (size_t si = 0; si < nsizes; si++) {
@@ -116,7 +116,6 @@ static int run_kind(const struct bench_opts *opts, struct sweep_kind *k, const s
 		measure(k, opts->nkernels, buf, sizes[si], opts, pool, &row);
 		add_row(k, data, sizes[si], &row);
 	}
-	return 0;
 }
 
 static size_t largest(const size_t *sizes, size_t n)
@@ -187,19 +186,21 @@ int bench_sweep(const struct bench_opts *opts)
 		size_t top = largest(sizes, nsizes);
 		if (kind == BK_HOT) {
 			void *buf = bench_map(top);
-			if (!buf)
-				return 1;
-			rc = run_kind(opts, k, sizes, nsizes, buf, NULL, data);
+			if (!buf) {
+				rc = 1;
+				break;
+			}
+			run_kind(opts, k, sizes, nsizes, buf, NULL, data);
 			bench_unmap(buf, top);
 		} else {
 			if (!sw.pool.base)
 				rc = open_pool(opts, &sw, top);
 			if (!rc)
-				rc = run_kind(opts, k, sizes, nsizes, NULL, &sw.pool, data);
+				run_kind(opts, k, sizes, nsizes, NULL, &sw.pool, data);
 		}
 	}
 	sw.pool_bytes = sw.pool.bytes;
-	/* the helper still holds its pool (use comes last): how much of it is huge */
+	/* the helper still holds its pool (cold and use come after hot): how much is huge */
 	sw.helper_thp_kib = sw.pool.base && bench_memset_other_libc_pid() ?
 		bench_thp_kib(bench_memset_other_libc_pid()) : -1;
 	if (sw.pool.base)

@@ -119,7 +119,25 @@ static int cmp_size(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The three kinds side by side: one row per extent any kind measured. */
+static const struct sweep_ratios *ratios_at(const struct sweep_kind *k, size_t bytes)
+{
+	for (size_t s = 0; s < k->nsizes; s++)
+		if (k->q[s].bytes == bytes)
+			return &k->q[s];
+	return NULL;
+}
+
+/* Measured by every kind (hot's every power of two between cold's powers of
+ * four stays in its own table), or by any when none is common to all. */
+static int summary_row(const struct sweep *sw, size_t bytes, int any)
+{
+	size_t have = 0;
+	for (size_t i = 0; i < sw->nkinds; i++)
+		have += ratios_at(&sw->kinds[i], bytes) != NULL;
+	return any ? have > 0 : have == sw->nkinds;
+}
+
+/* The kinds side by side: auto/best, auto/memset, cold_call/best per extent. */
 static struct bench_table *summary_table(const struct sweep *sw)
 {
 	const char *cols[BENCH_MAX_COLS] = { "extent" };
@@ -140,17 +158,17 @@ static struct bench_table *summary_table(const struct sweep *sw)
 						"fastest kernel, auto against memset, per kind",
 						BT_TEXT, n, cols);
 	qsort(all, nall, sizeof(*all), cmp_size);
+	int any = 1;
+	for (size_t a = 0; a < nall && any; a++)
+		any = !summary_row(sw, all[a], 0);
 	for (size_t a = 0; a < nall; a++) {
-		if (a && all[a] == all[a - 1])
+		if ((a && all[a] == all[a - 1]) || !summary_row(sw, all[a], any))
 			continue;
 		char ext[16];
 		bench_table_row(t);
 		bench_cell_str(t, bench_size_str(all[a], ext, sizeof(ext)));
 		for (size_t i = 0; i < sw->nkinds; i++) {
-			const struct sweep_ratios *q = NULL;
-			for (size_t s = 0; s < sw->kinds[i].nsizes; s++)
-				if (sw->kinds[i].q[s].bytes == all[a])
-					q = &sw->kinds[i].q[s];
+			const struct sweep_ratios *q = ratios_at(&sw->kinds[i], all[a]);
 			bench_cell_num(t, q ? q->vs_best : NAN, "%.2f");
 			bench_cell_num(t, q ? q->vs_memset : NAN, "%.2f");
 			bench_cell_num(t, q ? q->cold_vs_best : NAN, "%.2f");
