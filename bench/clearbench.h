@@ -94,7 +94,7 @@ struct bench_contender {
 	void (*clear)(const struct bench_contender *c, void *buf, size_t bytes);
 	/* Instead of clear: a contender that times itself elsewhere (memset under
 	 * another libc, in a helper process): seconds per pass, measured as
-	 * bench_time_passes does, on memory of its own of cfg's kind. */
+	 * bench_time_passes does, on a hot buffer of its own (cfg's kind is hot). */
 	double (*timed)(const struct bench_contender *c, size_t bytes,
 			const struct bench_rounds *cfg);
 	const struct cp_kernel *kernel;    /* kernel contenders; NULL otherwise */
@@ -118,7 +118,6 @@ int bench_libc2_loader(const struct bench_opts *opts, char *loader, size_t loade
  * name says which libc ("memset_2.41"). bench_libc_helper_main is the helper. */
 int bench_memset_other_libc(const struct bench_opts *opts, struct bench_contender *c);
 void bench_memset_other_libc_stop(void);
-int bench_memset_other_libc_pid(void);         /* the helper's pid, 0 if none */
 const char *bench_libc_version(void);           /* this process's glibc: "2.36" */
 int bench_libc_helper_main(void);
 /* cp_clear_pages_cold(), named cold_call. */
@@ -188,8 +187,8 @@ void bench_write_lines(void *buf, size_t bytes);
 /* sweep.c: a --pool too small for two slots of the largest cold or use
  * extent: one line, 2 (before anything runs); else 0. */
 int bench_check_pool(const struct bench_opts *opts, unsigned targets);
-/* The AnonHugePages in KiB (smaps_rollup) of process pid (0: this one), or -1. */
-long bench_thp_kib(int pid);
+/* This process's AnonHugePages in KiB (smaps_rollup), or -1. */
+long bench_thp_kib(void);
 
 /* ---- perf.c: hardware counters, where perf_event_open gives them ---- */
 /* An L1-dcache-loads counter for this thread, or -1 (VMs often have none). */

@@ -5,8 +5,7 @@
  * to 1 GiB, on three kinds of target (targets.c): hot, one buffer again and
  * again; cold, each clear on another slot of a pool not in the cache; use,
  * cold and then written line by line. memset also from a second glibc where
- * one is fetched (the memset users get on Debian 13), on memory of its own of
- * the same kind. Per kind and extent: GB/s median with min and max over
+ * one is fetched (the memset users get on Debian 13), on hot targets. Per kind and extent: GB/s median with min and max over
  * interleaved rounds, the best of each row marked, and auto and cold_call
  * against the fastest kernel and auto against each memset, all measured in
  * the same rounds. The tables' output and the plots: sweep_out.c.
@@ -65,15 +64,17 @@ static size_t find(const struct bench_contender *c, size_t n, const char *name)
 	return n;
 }
 
-/* The kind's contenders: all of them; page-at-a-time auto on hot only (on a
- * cold target it is auto's kernel at one page, which the 4K row shows). */
+/* The kind's contenders: all of them on hot. Page-at-a-time auto on hot
+ * only (on a cold target it is auto's kernel at one page, which the 4K row
+ * shows), and the second libc's memset too: its helper process, on a pool
+ * of its own, gave figures the same memset in this process did not. */
 static void kind_contenders(struct sweep_kind *k, enum bench_kind kind,
 			    const struct bench_contender *all, size_t n)
 {
 	k->kind = kind;
 	k->n = 0;
 	for (size_t i = 0; i < n; i++)
-		if (kind == BK_HOT || strcmp(all[i].name, "auto_page"))
+		if (kind == BK_HOT || (strcmp(all[i].name, "auto_page") && !all[i].timed))
 			k->c[k->n++] = all[i];
 	k->i_auto = find(k->c, k->n, "auto");
 	k->i_cold = find(k->c, k->n, "cold_call");
@@ -152,13 +153,13 @@ int bench_check_pool(const struct bench_opts *opts, unsigned targets)
 static int open_pool(const struct bench_opts *opts, struct sweep *sw, size_t top)
 {
 	char why[160];
-	size_t bytes = bench_pool_size(opts, top, sw->i_memset2 < sw->n ? 2 : 1, why, sizeof(why));
+	size_t bytes = bench_pool_size(opts, top, 1, why, sizeof(why));
 	if (why[0])
 		snprintf(sw->pool_why, sizeof(sw->pool_why), "%s", why);
-	long thp0 = bench_thp_kib(0);
+	long thp0 = bench_thp_kib();
 	if (bench_pool_open(&sw->pool, bytes))
 		return 1;
-	long thp1 = bench_thp_kib(0);
+	long thp1 = bench_thp_kib();
 	sw->pool_thp_kib = thp0 >= 0 && thp1 >= 0 ? thp1 - thp0 : -1;
 	return 0;
 }
@@ -200,9 +201,6 @@ int bench_sweep(const struct bench_opts *opts)
 		}
 	}
 	sw.pool_bytes = sw.pool.bytes;
-	/* the helper still holds its pool (cold and use come after hot): how much is huge */
-	sw.helper_thp_kib = sw.pool.base && bench_memset_other_libc_pid() ?
-		bench_thp_kib(bench_memset_other_libc_pid()) : -1;
 	if (sw.pool.base)
 		bench_pool_close(&sw.pool);
 	bench_memset_other_libc_stop();

@@ -32,7 +32,6 @@ struct sweep {
 	struct bench_pool pool;
 	size_t pool_bytes;
 	long pool_thp_kib;         /* AnonHugePages the pool brought, -1 unknown */
-	long helper_thp_kib;       /* the memset helper's AnonHugePages, -1 unknown */
 	char pool_why[160];        /* why the pool is smaller than the default */
 };
 

@@ -178,15 +178,6 @@ static struct bench_table *summary_table(const struct sweep *sw)
 	return t;
 }
 
-static const char *helper_thp(const struct sweep *sw)
-{
-	static char buf[64];
-	buf[0] = '\0';
-	if (sw->helper_thp_kib >= 0)
-		snprintf(buf, sizeof(buf), ", the memset helper's %ld MiB", sw->helper_thp_kib >> 10);
-	return buf;
-}
-
 static void notes(const struct sweep *sw)
 {
 	const char *m2 = memset2_name(sw);
@@ -201,13 +192,13 @@ static void notes(const struct sweep *sw)
 		   "warmed up, order shuffled per round.");
 	if (sw->pool_bytes)
 		bench_note("cold and use: a %zu MiB pool (LLC %s by CPUID), 2 MiB aligned, THP "
-			   "advised and collapsed (MADV_COLLAPSE; %ld MiB huge%s), faulted in and "
+			   "advised and collapsed (MADV_COLLAPSE; %ld MiB huge), faulted in and "
 			   "written three times over its 2 MiB pages in random order before any "
 			   "timing; each pass clears the next slot of a shuffled order of all "
 			   "extent-sized slots, reshuffled when used up, never one slot twice in a "
 			   "row.%s%s", sw->pool_bytes >> 20,
 			   bench_size_str(h.llc_bytes, llc, sizeof(llc)),
-			   sw->pool_thp_kib >= 0 ? sw->pool_thp_kib >> 10 : -1, helper_thp(sw),
+			   sw->pool_thp_kib >= 0 ? sw->pool_thp_kib >> 10 : -1,
 			   sw->pool_why[0] ? " " : "", sw->pool_why);
 	if (sw->pool_bytes && sw->pool_bytes < 4 * h.llc_bytes)
 		bench_note("the pool is under four times the LLC: part of what cold and use "
@@ -215,8 +206,9 @@ static void notes(const struct sweep *sw)
 	if (m2)
 		bench_note("memset = glibc %s (this process); %s = glibc %s's memset in a helper "
 			   "process started by that libc's loader, timed the same way in the same "
-			   "shuffled rounds (the memset of Debian 13), on a buffer and a pool of its "
-			   "own made the same way.", bench_libc_version(), m2, m2 + 7);
+			   "shuffled rounds (the memset of Debian 13), on hot targets only: on a cold "
+			   "pool of its own the helper's figures did not match those of the same "
+			   "memset measured in this process.", bench_libc_version(), m2, m2 + 7);
 	else
 		bench_note("memset = glibc %s; a second glibc's memset joins the sweep once "
 			   "bench/trixie-libc.sh has fetched Debian 13's (make bench-libc).",

@@ -98,10 +98,10 @@ int bench_pool_open(struct bench_pool *p, size_t bytes)
 	 * clear of a small slot, and the page walk would dominate */
 	if (!(p->base = bench_map(p->bytes)))
 		return -1;
-	/* A second pool (the other libc's helper) faulted while the first is
-	 * held got part of its pages as 4 KiB ones here, which khugepaged then
-	 * collapsed during the timing: collapse them now, synchronously (an
-	 * error leaves the pool as it is; the note says how much is huge). */
+	/* A second 4 GiB pool faulted while a first was held came partly as
+	 * 4 KiB pages here, which khugepaged then collapsed during the timing:
+	 * collapse them now, synchronously (an error leaves the pool as it is;
+	 * the note says how much is huge). */
 	madvise(p->base, p->bytes, MADV_COLLAPSE);
 	for (int i = 0; i < POOL_WARM_PASSES; i++)
 		warm_pass(p);
@@ -157,14 +157,9 @@ void bench_write_lines(void *buf, size_t bytes)
 		*(volatile uint64_t *)((char *)buf + off) = off | 1;
 }
 
-long bench_thp_kib(int pid)
+long bench_thp_kib(void)
 {
-	char path[64];
-	if (pid)
-		snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", pid);
-	else
-		snprintf(path, sizeof(path), "/proc/self/smaps_rollup");
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen("/proc/self/smaps_rollup", "r");
 	char line[128];
 	long kib = -1;
 	while (f && fgets(line, sizeof(line), f))
