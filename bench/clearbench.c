@@ -29,26 +29,27 @@ static const struct scenario {
 /* The options each scenario reads; a scenario missing here (a new one) takes
  * every measuring option. */
 static const struct { const char *name; unsigned uses; } scenario_uses[] = {
-	{ "sweep",    BO_OUTPUTS | BO_PLOT | BO_KERNEL | BO_SIZES | BO_ROUNDS },
+	{ "sweep",    BO_OUTPUTS | BO_PLOT | BO_KERNEL | BO_SIZES | BO_ROUNDS | BO_TARGET |
+		      BO_POOL },
 	{ "batch",    BO_OUTPUTS | BO_PLOT | BO_KERNEL | BO_REGION | BO_ROUNDS },
 	{ "walk",     BO_OUTPUTS | BO_PLOT | BO_KERNEL | BO_REGION | BO_ROUNDS },
 	{ "latency",  BO_OUTPUTS | BO_PLOT | BO_KERNEL | BO_REGION | BO_ROUNDS },
 	{ "fault",    BO_OUTPUTS | BO_PLOT | BO_THREADS | BO_REGION | BO_ROUNDS | BO_BATCH |
 		      BO_RANDOM | BO_HUGETLB },
 	{ "tune",     BO_OUTPUTS | BO_KERNEL | BO_SIZES | BO_ROUNDS | BO_OUT | BO_FORCE |
-		      BO_INSTALL },
+		      BO_INSTALL | BO_TARGET | BO_POOL },
 	{ "parallel", BO_OUTPUTS | BO_PLOT | BO_THREADS | BO_SIZES | BO_ROUNDS },
 	{ "calloc",   BO_OUTPUTS | BO_SIZES | BO_ROUNDS },
 	/* report passes the measuring options on to the scenarios that take them */
 	{ "report",   BO_QUICK | BO_OUT | BO_TUNE | BO_KERNEL | BO_SIZES | BO_REGION | BO_ROUNDS |
-		      BO_THREADS },
+		      BO_THREADS | BO_TARGET | BO_POOL },
 	{ "compare",  BO_PLOT },
 };
 
 static const char *const option_names[] = {
 	"--quick", "--csv", "--json", "--plot", "--kernel", "--threads", "--sizes", "--rounds",
 	"--region", "--batch", "--random-fault", "--hugetlb", "--out", "--tune", "--force",
-	"--install"
+	"--install", "--target", "--pool"
 };
 #define NOPTIONS (sizeof(option_names) / sizeof(option_names[0]))
 
@@ -57,7 +58,7 @@ static unsigned uses_of(const char *scenario)
 	for (size_t i = 0; i < sizeof(scenario_uses) / sizeof(scenario_uses[0]); i++)
 		if (!strcmp(scenario_uses[i].name, scenario))
 			return scenario_uses[i].uses;
-	return ~(unsigned)(BO_OUT | BO_TUNE | BO_FORCE | BO_INSTALL);
+	return ~(unsigned)(BO_OUT | BO_TUNE | BO_FORCE | BO_INSTALL | BO_TARGET | BO_POOL);
 }
 
 static void list_options(FILE *f, unsigned uses)
@@ -100,6 +101,12 @@ static void usage(FILE *f)
 "  --force            tune: save it even when verify does not pass\n"
 "  --install          tune: install it as the system profile (root, verify passed)\n"
 "  --tune             report: run tune too\n"
+"  --target hot,cold,use  sweep: the kinds of memory cleared (default all three):\n"
+"                     hot = one buffer again and again (cached), cold = each clear\n"
+"                     on another slot of a pool not in the cache, use = cold, then\n"
+"                     one write per 64-byte line inside the timing; tune: the\n"
+"                     kinds it reports besides hot (its fit is hot only)\n"
+"  --pool SIZE        the pool of cold and use (default 4G, less where memory is short)\n"
 
 "  --version          the clearpages version clearbench is built with\n"
 "  --help             this text\n"
@@ -189,12 +196,33 @@ static int parse_kernels(char *list, struct bench_opts *o)
 	return 0;
 }
 
+static int parse_targets(const char *list, struct bench_opts *o)
+{
+	char tok[32], *t[BK_NKINDS + 1], copy[128];
+	size_t n;
+	snprintf(copy, sizeof(copy), "%s", list);
+	if (split_list("--target", copy, t, BK_NKINDS + 1, &n))   /* empty items */
+		return 2;
+	if (bench_parse_targets(list, &o->targets, tok, sizeof(tok)))
+		return bad("--target", tok, "want hot, cold or use");
+	return 0;
+}
+
+#define POOL_MAX ((size_t)64 << 30)
+
+static int parse_pool(const char *s, struct bench_opts *o)
+{
+	if (bench_parse_size(s, &o->pool) || o->pool < ((size_t)2 << 20) || o->pool > POOL_MAX)
+		return bad("--pool", s, "want a size from 2M to 64G");
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct bench_opts *o, const struct scenario **sc)
 {
 	/* O_QUICK + i is option_names[i] and BO_* bit i */
 	enum { O_QUICK = 256, O_CSV, O_JSON, O_PLOT, O_KERNEL, O_THREADS, O_SIZES, O_ROUNDS,
-	       O_REGION, O_BATCH, O_RANDOM, O_HUGETLB, O_OUT, O_TUNE, O_FORCE, O_INSTALL, O_HELP,
-	       O_VERSION };
+	       O_REGION, O_BATCH, O_RANDOM, O_HUGETLB, O_OUT, O_TUNE, O_FORCE, O_INSTALL, O_TARGET,
+	       O_POOL, O_HELP, O_VERSION };
 	static const struct option longopts[] = {
 		{ "quick", no_argument, 0, O_QUICK },     { "csv", required_argument, 0, O_CSV },
 		{ "json", required_argument, 0, O_JSON }, { "plot", required_argument, 0, O_PLOT },
@@ -209,6 +237,8 @@ static int parse_args(int argc, char **argv, struct bench_opts *o, const struct 
 		{ "out", required_argument, 0, O_OUT }, { "tune", no_argument, 0, O_TUNE },
 		{ "version", no_argument, 0, O_VERSION }, { "force", no_argument, 0, O_FORCE },
 		{ "install", no_argument, 0, O_INSTALL },
+		{ "target", required_argument, 0, O_TARGET },
+		{ "pool", required_argument, 0, O_POOL },
 		{ 0, 0, 0, 0 }
 	};
 	unsigned long v;
@@ -233,6 +263,8 @@ static int parse_args(int argc, char **argv, struct bench_opts *o, const struct 
 		case O_KERNEL: rc = parse_kernels(optarg, o); break;
 		case O_SIZES: rc = parse_sizes(optarg, o); break;
 		case O_REGION: rc = parse_extent("--region", optarg, &o->region); break;
+		case O_TARGET: rc = parse_targets(optarg, o); break;
+		case O_POOL: rc = parse_pool(optarg, o); break;
 		case O_RANDOM: o->random_fault = 1; break;
 		case O_HUGETLB: o->hugetlb = 1; break;
 		case O_THREADS:
@@ -282,6 +314,8 @@ static int parse_args(int argc, char **argv, struct bench_opts *o, const struct 
 	if (!strcmp((*sc)->name, "report") && !o->out_path)
 		return bad("report", "", "want --out DIR");
 	o->out_is_folder = !strcmp((*sc)->name, "report");
+	if ((uses_of((*sc)->name) & BO_POOL) && bench_check_pool(o, o->targets ? o->targets : BK_ALL))
+		return 2;
 	return bench_check_outputs(o);
 }
 

@@ -23,8 +23,14 @@ enum {
 	BO_QUICK = 1u << 0, BO_CSV = 1u << 1, BO_JSON = 1u << 2, BO_PLOT = 1u << 3,
 	BO_KERNEL = 1u << 4, BO_THREADS = 1u << 5, BO_SIZES = 1u << 6, BO_ROUNDS = 1u << 7,
 	BO_REGION = 1u << 8, BO_BATCH = 1u << 9, BO_RANDOM = 1u << 10, BO_HUGETLB = 1u << 11,
-	BO_OUT = 1u << 12, BO_TUNE = 1u << 13, BO_FORCE = 1u << 14, BO_INSTALL = 1u << 15
+	BO_OUT = 1u << 12, BO_TUNE = 1u << 13, BO_FORCE = 1u << 14, BO_INSTALL = 1u << 15,
+	BO_TARGET = 1u << 16, BO_POOL = 1u << 17
 };
+
+/* What a clear lands on (targets.c): the cache as a loop leaves it, memory
+ * not cached, or memory not cached that the caller then writes. */
+enum bench_kind { BK_HOT, BK_COLD, BK_USE, BK_NKINDS };
+#define BK_ALL ((1u << BK_NKINDS) - 1)
 
 struct bench_opts {
 	unsigned given;            /* BO_* given on the command line */
@@ -49,6 +55,8 @@ struct bench_opts {
 	int tune;                  /* report --tune */
 	int force;                 /* tune --force: write what verify refused */
 	int install;               /* tune --install: the system profile */
+	unsigned targets;          /* --target: 1 << BK_* (0 = the scenario's default) */
+	size_t pool;               /* --pool bytes for cold and use targets, 0 = default */
 	size_t nargs;              /* compare's files */
 	const char *args[2];
 	const char *argv0;         /* this program, for the second-libc memset helper */
@@ -79,15 +87,16 @@ void bench_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void bench_progress_mute(int mute);                 /* report: its own line per scenario */
 
 /* ---- contenders.c: what gets measured, on what memory ---- */
+struct bench_rounds;
 struct bench_contender {
 	char name[24];
 	/* clear [buf, buf + bytes); bytes is a multiple of CP_PAGE_SIZE */
 	void (*clear)(const struct bench_contender *c, void *buf, size_t bytes);
 	/* Instead of clear: a contender that times itself elsewhere (memset under
-	 * another libc, in a helper process): seconds per pass after `warmup`
-	 * untimed passes, over `reps` timed passes of `bytes` walking `span`. */
-	double (*timed)(const struct bench_contender *c, size_t bytes, size_t span,
-			size_t warmup, size_t reps);
+	 * another libc, in a helper process): seconds per pass, measured as
+	 * bench_time_passes does, on a hot buffer of its own (cfg's kind is hot). */
+	double (*timed)(const struct bench_contender *c, size_t bytes,
+			const struct bench_rounds *cfg);
 	const struct cp_kernel *kernel;    /* kernel contenders; NULL otherwise */
 	size_t batch_bytes;                /* calls of at most this; 0 = one call */
 	int descending;                    /* batches from the top address down */
@@ -111,6 +120,8 @@ int bench_memset_other_libc(const struct bench_opts *opts, struct bench_contende
 void bench_memset_other_libc_stop(void);
 const char *bench_libc_version(void);           /* this process's glibc: "2.36" */
 int bench_libc_helper_main(void);
+/* cp_clear_pages_cold(), named cold_call. */
+void bench_contender_cold_call(struct bench_contender *c);
 /* memset(0), which the compiler may not elide. */
 void bench_memset_zero(void *buf, size_t bytes);
 /* Anonymous mapping of `bytes`, 2 MiB aligned, THP advised, faulted in so the
@@ -124,9 +135,19 @@ struct bench_rounds {
 	size_t warmup;             /* untimed passes before each sample */
 	size_t reps;               /* passes per sample (short extents) */
 	size_t span;               /* > bytes: passes walk [buf, buf + span) in slots of bytes */
+	enum bench_kind kind;      /* BK_HOT: buf; else each pass on a slot of pool */
+	struct bench_pool *pool;
 };
 /* Rounds for one extent: many at 4 KiB, few at 1 GiB; opts->rounds wins. */
 struct bench_rounds bench_rounds_for(const struct bench_opts *opts, size_t bytes);
+/* The same for a kind of target: cold and use take fewer rounds (each pass
+ * lands elsewhere, so samples vary less); pool is that of cold and use. */
+struct bench_rounds bench_rounds_for_kind(const struct bench_opts *opts, size_t bytes,
+					  enum bench_kind kind, struct bench_pool *pool);
+/* One visit: cfg->warmup * reps untimed passes, then reps timed ones; seconds
+ * per pass. Hot passes walk buf's slots from *slot on. */
+double bench_time_passes(const struct bench_contender *c, void *buf, size_t bytes,
+			 const struct bench_rounds *cfg, size_t *slot);
 /* Each round visits the contenders in a fresh random order; each visit is
  * `warmup` untimed passes, then `reps` timed passes. samples[c * rounds + r]
  * is seconds per pass. With a span, each pass clears the next slot of it. */
@@ -136,6 +157,38 @@ void bench_run_rounds(const struct bench_contender *c, size_t n, void *buf, size
  * order that carries on from call to call. */
 double *bench_sample(const struct bench_contender *c, size_t n, void *buf, size_t bytes,
 		     const struct bench_rounds *cfg);
+
+/* ---- targets.c: cold and use targets, a pool of memory not in the cache ---- */
+struct bench_pool {
+	char *base;
+	size_t bytes;              /* whole 2 MiB pages */
+	size_t extent, nslots;     /* slots of extent bytes, visited in a shuffled order */
+	uint32_t *order;
+	size_t next, last;
+	uint64_t rng;
+};
+extern const char *const bench_kind_names[BK_NKINDS];   /* "hot", "cold", "use" */
+/* --target hot,cold,use into a mask of 1 << BK_*; 0, or -1 naming the bad token. */
+int bench_parse_targets(const char *list, unsigned *mask, char *bad, size_t badlen);
+/* The pool size for extents up to top: --pool, else 4 GiB where MemAvailable
+ * holds `copies` of it, else halved down to 2 * top; why says so when smaller. */
+size_t bench_pool_size(const struct bench_opts *opts, size_t top, unsigned copies,
+		       char *why, size_t whylen);
+/* Map, fault in (THP advised) and warm the pool with a few passes over its
+ * 2 MiB pages in random order: this guest's host stalls on first stores to
+ * freshly faulted huge pages. 0, or -1 after a message. */
+int bench_pool_open(struct bench_pool *p, size_t bytes);
+void bench_pool_close(struct bench_pool *p);
+/* The next slot of extent bytes: a shuffled order of every slot, reshuffled
+ * when used up, never the slot just cleared twice in a row. */
+void *bench_pool_next(struct bench_pool *p, size_t extent);
+/* use: one 8-byte store per 64-byte line, as a caller filling what it got. */
+void bench_write_lines(void *buf, size_t bytes);
+/* sweep.c: a --pool too small for two slots of the largest cold or use
+ * extent: one line, 2 (before anything runs); else 0. */
+int bench_check_pool(const struct bench_opts *opts, unsigned targets);
+/* This process's AnonHugePages in KiB (smaps_rollup), or -1. */
+long bench_thp_kib(void);
 
 /* ---- perf.c: hardware counters, where perf_event_open gives them ---- */
 /* An L1-dcache-loads counter for this thread, or -1 (VMs often have none). */

@@ -13,9 +13,11 @@
 #include "json.h"
 
 /* Which columns name a row and which hold its figures, per table; a table
- * not listed: its text columns name the row, its numbers are the figures. */
+ * not listed: its text columns name the row, its numbers are the figures.
+ * KEY=VALUE: a row without that column has VALUE there (sweeps from before
+ * the target column measured hot only). */
 static const struct { const char *title, *keys, *values; } specs[] = {
-	{ "sweep", "extent,contender", "median_gbs" },
+	{ "sweep", "target=hot,extent,contender", "median_gbs" },
 	{ "batch: GB/s (median", "kernel,batch", "median_gbs" },
 	{ "walk", "contender", "oneshot_gbs,forward_gbs,reverse_gbs" },
 	{ "latency: clearing", "contender,mode", "mean_us,p99_us" },
@@ -31,12 +33,16 @@ static int bad(const char *file, const char *why)
 	return 2;
 }
 
+/* Is name in the comma-separated list (an item's "=VALUE" aside)? */
 static int in_list(const char *list, const char *name)
 {
 	size_t l = strlen(name);
 	for (const char *p = list; p && *p;) {
 		const char *e = strchr(p, ',');
 		size_t n = e ? (size_t)(e - p) : strlen(p);
+		const char *eq = memchr(p, '=', n);
+		if (eq)
+			n = (size_t)(eq - p);
 		if (n == l && !strncmp(p, name, l))
 			return 1;
 		p = e ? e + 1 : NULL;
@@ -44,20 +50,40 @@ static int in_list(const char *list, const char *name)
 	return 0;
 }
 
-/* The row's key: its key columns' values joined by " / ". */
+static void key_part(char *buf, size_t len, const struct json *v, const char *dflt)
+{
+	size_t l = strlen(buf);
+	const char *sep = l ? " / " : "";
+	if (!v)
+		snprintf(buf + l, len - l, "%s%s", sep, dflt);
+	else if (v->type == J_STRING)
+		snprintf(buf + l, len - l, "%s%s", sep, v->str);
+	else
+		snprintf(buf + l, len - l, "%s%g", sep, v->num);
+}
+
+/* The row's key: its key columns' values joined by " / ", in the order of
+ * keys (every text column, in the row's order, without keys). */
 static void row_key(const struct json *row, const char *keys, char *buf, size_t len)
 {
 	buf[0] = '\0';
-	for (size_t i = 0; i < row->n; i++) {
-		const struct json *v = &row->items[i];
-		int is_key = keys ? in_list(keys, row->keys[i]) : v->type == J_STRING;
-		if (!is_key)
-			continue;
-		size_t l = strlen(buf);
-		if (v->type == J_STRING)
-			snprintf(buf + l, len - l, "%s%s", l ? " / " : "", v->str);
-		else
-			snprintf(buf + l, len - l, "%s%g", l ? " / " : "", v->num);
+	if (!keys) {
+		for (size_t i = 0; i < row->n; i++)
+			if (row->items[i].type == J_STRING)
+				key_part(buf, len, &row->items[i], "");
+		return;
+	}
+	for (const char *p = keys; p && *p;) {
+		const char *e = strchr(p, ','), *end = e ? e : p + strlen(p);
+		const char *eq = memchr(p, '=', (size_t)(end - p));
+		char name[64], dflt[64] = "";
+		snprintf(name, sizeof(name), "%.*s", (int)((eq ? eq : end) - p), p);
+		if (eq)
+			snprintf(dflt, sizeof(dflt), "%.*s", (int)(end - eq - 1), eq + 1);
+		const struct json *v = json_get(row, name);
+		if (v || eq)
+			key_part(buf, len, v, dflt);
+		p = e ? e + 1 : NULL;
 	}
 }
 
@@ -114,6 +140,20 @@ static struct json *load(const char *path, int *rc)
 	return doc;
 }
 
+/* A plot line per contender (or kernel), per kind of target beyond hot. */
+static const char *series_of(const struct json *row, const char *col)
+{
+	static char buf[96];
+	const struct json *who = json_get(row, "contender");
+	const char *target = json_str(json_get(row, "target"));
+	if (!who)
+		who = json_get(row, "kernel");
+	snprintf(buf, sizeof(buf), "%s%s%s", json_str(who) ? json_str(who) : col,
+		 target && strcmp(target, "hot") ? " " : "", target && strcmp(target, "hot") ?
+		 target : "");
+	return buf;
+}
+
 /* The plot: ratio B/A of the first figure of the first table; against bytes
  * when the rows have them (one line per other key), else as bars. */
 static int compare_plot(const char *path, const struct bench_table *t, const char *scenario)
@@ -141,7 +181,8 @@ static int compare_plot(const char *path, const struct bench_table *t, const cha
 			if (!seen) {
 				int s = bench_series_add(&p, t, scol, name, xcol, 4, (size_t)-1, (size_t)-1);
 				if (s >= 0)
-					p.s[s].bold = !strcmp(name, "auto") || !strncmp(name, "memset", 6);
+					p.s[s].bold = !strcmp(name, "auto") || !strncmp(name, "auto ", 5) ||
+						      !strncmp(name, "memset", 6);
 			}
 		}
 		return bench_plot_lines(&p);
@@ -232,10 +273,7 @@ int bench_compare(const struct bench_opts *opts)
 				if (isnan(x))
 					x = num_of(row, "batch_bytes");
 				bench_cell_num(plot, x, "%g");
-				const struct json *who = json_get(row, "contender");
-				if (!who)
-					who = json_get(row, "kernel");
-				bench_cell_str(plot, json_str(who) ? json_str(who) : col);
+				bench_cell_str(plot, series_of(row, col));
 				if (ratio > 0) {
 					log_sum += log(ratio);
 					nratio++;

@@ -16,7 +16,7 @@ if ! command -v "$CHROMIUM" >/dev/null 2>&1; then
 	echo "test-report: SKIPPED: $CHROMIUM is not installed (make deps installs Debian's chromium)"
 	exit 0
 fi
-$BENCH report --quick --sizes 4k,64k --region 8M --rounds 2 --threads 2 --out "$OUT/report" \
+$BENCH report --quick --sizes 4k,64k --region 8M --rounds 2 --threads 2 --pool 8M --out "$OUT/report" \
 	> "$OUT/report.log" 2>&1 || fail "report exited $? ($(tail -3 "$OUT/report.log"))"
 page=$(cd "$OUT/report" && pwd)/index.html
 [ -s "$page" ] || fail "no index.html"

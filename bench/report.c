@@ -21,13 +21,13 @@ static const struct {
 	unsigned uses;             /* the report's measuring options it takes */
 	int has_plot;
 } parts[] = {
-	{ "sweep", bench_sweep, BO_KERNEL | BO_SIZES | BO_ROUNDS, 1 },
+	{ "sweep", bench_sweep, BO_KERNEL | BO_SIZES | BO_ROUNDS | BO_TARGET | BO_POOL, 1 },
 	{ "batch", bench_batch, BO_KERNEL | BO_REGION | BO_ROUNDS, 1 },
 	{ "walk", bench_walk, BO_KERNEL | BO_REGION | BO_ROUNDS, 1 },
 	{ "latency", bench_latency, BO_KERNEL | BO_REGION | BO_ROUNDS, 1 },
 	{ "fault", bench_fault, BO_THREADS | BO_REGION | BO_ROUNDS, 1 },
 	{ "parallel", bench_parallel, BO_THREADS | BO_SIZES | BO_ROUNDS, 1 },
-	{ "tune", bench_tune, BO_KERNEL | BO_SIZES | BO_ROUNDS, 0 },
+	{ "tune", bench_tune, BO_KERNEL | BO_SIZES | BO_ROUNDS | BO_TARGET | BO_POOL, 0 },
 };
 #define NPARTS (sizeof(parts) / sizeof(parts[0]))
 
@@ -48,6 +48,10 @@ static int run_part(const struct bench_opts *opts, size_t i, const char *dir,
 		o.region = 0;
 	if (!(parts[i].uses & BO_THREADS))
 		o.threads = 0;
+	if (!(parts[i].uses & BO_POOL))
+		o.pool = 0;
+	if (!(parts[i].uses & BO_TARGET))
+		o.targets = 0;
 	snprintf(csv, sizeof(csv), "%s/%s.csv", dir, parts[i].name);
 	snprintf(json, sizeof(json), "%s/%s.json", dir, parts[i].name);
 	snprintf(plot, sizeof(plot), "%s/%s.png", dir, parts[i].name);

@@ -11,13 +11,18 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "clearbench.h"
 
 static const struct { const char *scenario, *title, *what; } about[] = {
-	{ "sweep", "Sweep: every kernel, auto and memset, 4 KiB to 1 GiB",
+	{ "sweep", "Sweep: every kernel, auto and memset, 4 KiB to 1 GiB, hot, cold and in use",
 	  "GB/s of each kernel called once over the extent, of auto (cp_clear_pages, the "
-	  "library's choice), memset (glibc) and auto_page (cp_clear_pages one page per call). "
-	  "Bold lines: auto, memset and the best kernel; dashed: non-temporal kernels; dotted "
+	  "library's choice), cold_call (cp_clear_pages_cold), memset (glibc) and auto_page "
+	  "(cp_clear_pages one page per call), on three kinds of target: hot (one buffer "
+	  "cleared again and again, so it stays cached), cold (each clear on another slot of a "
+	  "pool not in the cache, as allocators and VMMs meet memory) and use (cold, then one "
+	  "write per 64-byte line inside the timing). One plot per kind. Bold lines: auto, "
+	  "memset and the best kernel; dashed: non-temporal kernels and cold_call; dotted "
 	  "marks: where auto switches kernels." },
 	{ "batch", "Batch: one region cleared in calls of 4 KiB to the whole region",
 	  "The Linux clear_pages batching thread found that AMD Zen elides cacheline allocation "
@@ -286,6 +291,24 @@ static void table_html(FILE *f, const struct bench_table *t)
 	fprintf(f, "</tbody></table>\n%s", fold ? "</details>\n" : "");
 }
 
+/* The scenario's plot; sweep's are one per kind of target (NAME-KIND.png)
+ * where it wrote them. */
+static void plots_html(FILE *f, const char *dir, const char *scenario)
+{
+	int shown = 0;
+	for (size_t k = 0; !strcmp(scenario, "sweep") && k < BK_NKINDS; k++) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/%s-%s.png", dir, scenario, bench_kind_names[k]);
+		if (access(path, R_OK))
+			continue;
+		fprintf(f, "<p><img src=\"%s-%s.png\" alt=\"%s plot, %s\"></p>\n", scenario,
+			bench_kind_names[k], scenario, bench_kind_names[k]);
+		shown = 1;
+	}
+	if (!shown)
+		fprintf(f, "<p><img src=\"%s.png\" alt=\"%s plot\"></p>\n", scenario, scenario);
+}
+
 static const char style[] =
 	"body{font-family:sans-serif;margin:1.5em;max-width:1400px;color:#222}"
 	"h1{font-size:1.5em}h2{margin-top:2em;border-bottom:1px solid #ccc}"
@@ -360,8 +383,7 @@ int bench_report_write_html(const struct bench_opts *opts, const char *dir,
 		}
 		published_section(f, p);
 		if (p->has_plot)
-			fprintf(f, "<p><img src=\"%s.png\" alt=\"%s plot\"></p>\n", p->scenario,
-				p->scenario);
+			plots_html(f, dir, p->scenario);
 		for (size_t t = 0; t < p->cap.ntables; t++)
 			table_html(f, p->cap.tables[t]);
 		fprintf(f, "<ul class=\"notes\">");

@@ -27,7 +27,52 @@ struct bench_rounds bench_rounds_for(const struct bench_opts *opts, size_t bytes
 	 * until a sample clears SMALL_SAMPLE_BYTES, well above clock overhead. */
 	r.reps = bytes < SMALL_SAMPLE_BYTES ? SMALL_SAMPLE_BYTES / bytes : 1;
 	r.span = bytes;
+	r.kind = BK_HOT;
+	r.pool = NULL;
 	return r;
+}
+
+struct bench_rounds bench_rounds_for_kind(const struct bench_opts *opts, size_t bytes,
+					  enum bench_kind kind, struct bench_pool *pool)
+{
+	struct bench_rounds r = bench_rounds_for(opts, bytes);
+	const size_t mib = (size_t)1 << 20;
+	if (kind == BK_HOT)
+		return r;
+	/* about half the rounds of hot: make bench stays within minutes with
+	 * three kinds, and 1 GiB passes over a 4 GiB pool cost the most */
+	if (!opts->rounds && !opts->quick)
+		r.rounds = bytes <= 4 * mib ? 15 : bytes <= 64 * mib ? 9 : bytes <= 256 * mib ? 7 : 5;
+	r.kind = kind;
+	r.pool = pool;
+	return r;
+}
+
+/* One pass: on the next slot of buf (hot) or of the pool; use writes it. */
+static void pass(const struct bench_contender *c, void *buf, size_t bytes,
+		 const struct bench_rounds *cfg, size_t *slot)
+{
+	void *p = buf;
+	if (cfg->kind == BK_HOT && cfg->span > bytes) {
+		p = (char *)buf + *slot * bytes;
+		*slot = (*slot + 1) % (cfg->span / bytes);
+	} else if (cfg->kind != BK_HOT) {
+		p = bench_pool_next(cfg->pool, bytes);
+	}
+	c->clear(c, p, bytes);
+	if (cfg->kind == BK_USE)
+		bench_write_lines(p, bytes);
+}
+
+double bench_time_passes(const struct bench_contender *c, void *buf, size_t bytes,
+			 const struct bench_rounds *cfg, size_t *slot)
+{
+	for (size_t w = 0; w < cfg->warmup * cfg->reps; w++)
+		pass(c, buf, bytes, cfg, slot);
+	double t0 = bench_now();
+	for (size_t i = 0; i < cfg->reps; i++)
+		pass(c, buf, bytes, cfg, slot);
+	return (bench_now() - t0) / (double)cfg->reps;
 }
 
 void bench_run_rounds(const struct bench_contender *c, size_t n, void *buf, size_t bytes,
@@ -38,23 +83,15 @@ void bench_run_rounds(const struct bench_contender *c, size_t n, void *buf, size
 		abort();
 	for (size_t i = 0; i < n; i++)
 		order[i] = i;
-	size_t slots = cfg->span > bytes ? cfg->span / bytes : 1, slot = 0;
+	size_t slot = 0;
 	for (size_t r = 0; r < cfg->rounds; r++) {
 		bench_shuffle(order, n, rng);
 		for (size_t k = 0; k < n; k++) {
 			const struct bench_contender *ct = &c[order[k]];
-			if (ct->timed) {   /* it warms up and times itself, the same way */
-				samples[order[k] * cfg->rounds + r] =
-					ct->timed(ct, bytes, cfg->span, cfg->warmup, cfg->reps);
-				continue;
-			}
-			for (size_t w = 0; w < cfg->warmup * cfg->reps; w++, slot = (slot + 1) % slots)
-				ct->clear(ct, (char *)buf + slot * bytes, bytes);
-			double t0 = bench_now();
-			for (size_t i = 0; i < cfg->reps; i++, slot = (slot + 1) % slots)
-				ct->clear(ct, (char *)buf + slot * bytes, bytes);
-			double t1 = bench_now();
-			samples[order[k] * cfg->rounds + r] = (t1 - t0) / (double)cfg->reps;
+			/* a timed contender warms up and times itself, the same way */
+			samples[order[k] * cfg->rounds + r] = ct->timed ?
+				ct->timed(ct, bytes, cfg) :
+				bench_time_passes(ct, buf, bytes, cfg, &slot);
 		}
 	}
 	free(order);

@@ -28,7 +28,8 @@ scenarios=$(sed -n '/^scenarios/,/^$/{/^  [a-z]/s/^  \([a-z0-9_]*\).*/\1/p}' "$O
 # tiny settings, each given only to the scenarios whose "options:" line names it
 tiny() {
 	uses=$(sed -n "/^  $1 /{n;p}" "$OUT/help.txt")
-	for o in "--quick" "--sizes 4k,64k" "--region 8M" "--rounds 2" "--threads 2"; do
+	# a pool of 8M for cold and use: a few ms to fault and warm, not seconds
+	for o in "--quick" "--sizes 4k,64k" "--region 8M" "--rounds 2" "--threads 2" "--pool 8M"; do
 		case " $uses " in *" ${o%% *} "*) printf '%s ' "$o" ;; esac
 	done
 }
@@ -54,6 +55,33 @@ for s in $scenarios; do
 done
 [ -s "$OUT/parallel-threshold.csv" ] || die "parallel wrote no parallel-threshold.csv"
 
+# sweep's kinds of target: a table per kind, the target column in CSV and JSON,
+# a plot per kind, and compare matching rows by target (cold against cold)
+for k in hot cold use; do
+	grep -q "^sweep, $k" "$OUT/sweep.txt" || die "sweep printed no $k table"
+	grep -q "^$k,4K,4096,auto," "$OUT/sweep.csv" || die "sweep.csv has no $k rows"
+done
+grep -q '"target": "use"' "$OUT/sweep.json" || die "sweep.json has no target column"
+grep -q "^sweep summary" "$OUT/sweep.txt" || die "sweep printed no summary"
+if $BENCH sweep --target cold,use --quick --sizes 4k,64k --rounds 2 --pool 8M \
+    --csv "$OUT/sweep-cu.csv" --json "$OUT/sweep-cu.json" --plot "$OUT/sweep-cu.png" \
+    > "$OUT/sweep-cu.txt" 2> "$OUT/sweep-cu.err"; then
+	grep -q "^hot," "$OUT/sweep-cu.csv" && die "--target cold,use measured hot"
+	grep -q "^cold,64K,65536,cold_call," "$OUT/sweep-cu.csv" || die "--target cold,use: no cold rows"
+	grep -q "^use,64K,65536,cold_call," "$OUT/sweep-cu.csv" || die "--target cold,use: no use rows"
+	for f in sweep-cu.png sweep-cu-cold.png sweep-cu-use.png; do
+		[ -s "$OUT/$f" ] || die "--target cold,use --plot wrote no $f"
+	done
+	[ -e "$OUT/sweep-cu-hot.png" ] && die "--target cold,use plotted hot"
+	$BENCH compare "$OUT/sweep.json" "$OUT/sweep-cu.json" > "$OUT/compare-cu.txt" 2>&1 ||
+		die "compare of sweep and sweep --target cold,use exited $?"
+	grep -q "^ *cold / 4K / auto " "$OUT/compare-cu.txt" || die "compare matched no cold row"
+	grep -q "^ *hot / " "$OUT/compare-cu.txt" && die "compare matched hot rows that B lacks"
+	echo "test-bench-smoke: sweep --target cold,use ok"
+else
+	die "sweep --target cold,use exited $? ($(cat "$OUT/sweep-cu.err"))"
+fi
+
 # user-facing text names experiments by what they are
 grep -il "issue\|seed 0" "$OUT/help.txt" "$OUT"/*.txt && die "output cites issue or seed numbers"
 
@@ -69,7 +97,7 @@ fi
 [ -s "$OUT/tune-verify.csv" ] || die "tune wrote no tune-verify.csv"
 left=$(find "$OUT" -name '*profile*' | head -1)
 [ -z "$left" ] || die "tune left $left behind without --out"
-$BENCH tune --quick --sizes 4k,64k --rounds 2 --force --out "$OUT/tune.profile" \
+$BENCH tune --quick --sizes 4k,64k --rounds 2 --force --pool 8M --out "$OUT/tune.profile" \
     > "$OUT/tune-out.txt" 2>&1 || die "tune --force --out exited $?"
 head -2 "$OUT/tune.profile" | grep -qx "version 2" && [ "$(tail -1 "$OUT/tune.profile")" = end ] ||
 	die "tune --out wrote no whole format-2 profile"
@@ -84,7 +112,8 @@ for args in "no-such-scenario" "sweep --sizes 3k" "sweep --rounds 0" "sweep --ke
 	    "report --out $OUT/help.txt" "compare $OUT/sweep.json" \
 	    "compare $OUT/broken.json $OUT/sweep.json" "compare $OUT/sweep.json $OUT/walk.json" \
 	    "compare $OUT/no-such.json $OUT/sweep.json" "sweep extra-argument" \
-	    "sweep --force" "tune --out /dev/null"; do
+	    "sweep --force" "tune --out /dev/null" "sweep --target warm" "sweep --target hot,," \
+	    "sweep --pool 1k" "sweep --sizes 8M --pool 8M" "walk --target cold"; do
 	# shellcheck disable=SC2086
 	$BENCH $args > /dev/null 2> "$OUT/bad.err"
 	rc=$?

@@ -1,45 +1,48 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sweep: every usable kernel, auto (cp_clear_pages), memset and page-at-a-time
- * auto at extents from 4 KiB to 1 GiB; memset also from a second glibc where
- * one is fetched (the memset users get on Debian 13). Per extent: GB/s median
- * with min and max over interleaved rounds, the best of each row marked, and
- * auto against the fastest kernel and against each memset, all measured in
- * the same rounds.
+ * sweep: every usable kernel, auto (cp_clear_pages), cold_call
+ * (cp_clear_pages_cold), memset and page-at-a-time auto at extents from 4 KiB
+ * to 1 GiB, on three kinds of target (targets.c): hot, one buffer again and
+ * again; cold, each clear on another slot of a pool not in the cache; use,
+ * cold and then written line by line. memset also from a second glibc where
+ * one is fetched (the memset users get on Debian 13), on hot targets. Per kind and extent: GB/s median with min and max over
+ * interleaved rounds, the best of each row marked, and auto and cold_call
+ * against the fastest kernel and auto against each memset, all measured in
+ * the same rounds. The tables' output and the plots: sweep_out.c.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "clearbench.h"
+#include "sweep.h"
 
-#define NCONT_MAX (BENCH_MAX_KERNELS + 4)
-
-static size_t default_sizes(const struct bench_opts *opts, size_t *sizes)
+/* Hot: every power of two from 4 KiB to 1 GiB (--quick: every fourth one to
+ * 256 MiB); cold and use: every fourth one to 1 GiB, the same for --quick. */
+static size_t default_sizes(const struct bench_opts *opts, enum bench_kind kind, size_t *sizes)
 {
-	size_t n = 0;
-	/* 4 KiB to 1 GiB: every power of two; --quick every fourth one to 256 MiB */
+	size_t n = 0, step = opts->quick || kind != BK_HOT ? 4 : 2;
 	size_t top = opts->quick ? (size_t)256 << 20 : (size_t)1 << 30;
-	for (size_t s = 4096; s <= top; s *= opts->quick ? 4 : 2)
+	for (size_t s = 4096; s <= top; s *= step)
 		sizes[n++] = s;
 	return n;
 }
 
 struct row {
-	double med[NCONT_MAX], min[NCONT_MAX], max[NCONT_MAX];
+	double med[SWEEP_NCONT], min[SWEEP_NCONT], max[SWEEP_NCONT];
 	size_t best;            /* fastest contender of the row, auto and memset included */
 	size_t best_kernel;     /* fastest kernel: the baseline of auto/best */
 	size_t rounds;
 };
 
 /* c[0 .. nkernels) are the kernels, then the baselines. */
-static void measure(const struct bench_contender *c, size_t n, size_t nkernels, void *buf,
-		    size_t bytes, const struct bench_opts *opts, struct row *row)
+static void measure(const struct sweep_kind *k, size_t nkernels, void *buf, size_t bytes,
+		    const struct bench_opts *opts, struct bench_pool *pool, struct row *row)
 {
-	struct bench_rounds cfg = bench_rounds_for(opts, bytes);
-	double *samples = bench_sample(c, n, buf, bytes, &cfg);
+	struct bench_rounds cfg = bench_rounds_for_kind(opts, bytes, k->kind, pool);
+	double *samples = bench_sample(k->c, k->n, buf, bytes, &cfg);
 	row->best = row->best_kernel = 0;
 	row->rounds = cfg.rounds;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < k->n; i++) {
 		const double *s = &samples[i * cfg.rounds];
 		/* the median time is the median rate; the fastest sample the max rate */
 		row->med[i] = bench_gbs(bytes, bench_median(s, cfg.rounds));
@@ -61,165 +64,152 @@ static size_t find(const struct bench_contender *c, size_t n, const char *name)
 	return n;
 }
 
-/* The reader looks for three lines: auto, memset and the best kernel (the
- * highest geometric mean over the extents): those bold; non-temporal kernels
- * dashed; a mark wherever auto changes kernel. */
-static int sweep_plot(const struct bench_opts *opts, const struct bench_table *data,
-		      const struct bench_contender *c, size_t n, size_t nsizes)
+/* The kind's contenders: all of them on hot. Page-at-a-time auto on hot
+ * only (on a cold target it is auto's kernel at one page, which the 4K row
+ * shows), and the second libc's memset too: its helper process, on a pool
+ * of its own, gave figures the same memset in this process did not. */
+static void kind_contenders(struct sweep_kind *k, enum bench_kind kind,
+			    const struct bench_contender *all, size_t n)
 {
-	static struct bench_plot_spec p;
-	bench_plot_spec_init(&p, opts->plot_path,
-			     "clearbench sweep: GB/s median, bars min-max over rounds",
-			     "extent", "GB/s (10^9 bytes/s)");
-	p.x_bytes = p.logy = 1;
-	size_t best = n;
-	double best_score = 0;
-	for (size_t i = 0; i < n; i++) {
-		int s = bench_series_add(&p, data, 2, c[i].name, 1, 3, 4, 5);
-		if (s < 0)
-			continue;
-		struct bench_series *se = &p.s[s];
-		se->dashed = c[i].kernel && (c[i].kernel->flags & CP_NONTEMPORAL);
-		se->bold = !strcmp(c[i].name, "auto") || !strncmp(c[i].name, "memset", 6);
-		double lg = 0;
-		for (size_t j = 0; j < se->n; j++)
-			lg += log(se->y[j]);
-		if (c[i].kernel && se->n == nsizes && (best == n || lg > best_score)) {
-			best = (size_t)s;
-			best_score = lg;
-		}
+	k->kind = kind;
+	k->n = 0;
+	for (size_t i = 0; i < n; i++)
+		if (kind == BK_HOT || (strcmp(all[i].name, "auto_page") && !all[i].timed))
+			k->c[k->n++] = all[i];
+	k->i_auto = find(k->c, k->n, "auto");
+	k->i_cold = find(k->c, k->n, "cold_call");
+	k->i_memset = find(k->c, k->n, "memset");
+	k->i_memset2 = k->n;
+	for (size_t i = 0; i < k->n; i++)
+		if (!strncmp(k->c[i].name, "memset_", 7))
+			k->i_memset2 = i;
+}
+
+static void add_row(struct sweep_kind *k, struct bench_table *data, size_t bytes,
+		    const struct row *row)
+{
+	char ext[16];
+	bench_size_str(bytes, ext, sizeof(ext));
+	struct sweep_ratios *q = &k->q[k->nsizes];
+	q->bytes = bytes;
+	q->vs_best = row->med[k->i_auto] / row->med[row->best_kernel];
+	q->vs_memset = row->med[k->i_auto] / row->med[k->i_memset];
+	q->vs_memset2 = k->i_memset2 < k->n ? row->med[k->i_auto] / row->med[k->i_memset2] : NAN;
+	q->cold_vs_best = row->med[k->i_cold] / row->med[row->best_kernel];
+	q->best = k->c[row->best].name;
+	q->pick = cp_kernel_for(bytes / CP_PAGE_SIZE)->name;
+	k->nsizes++;
+	sweep_wide_row(k, ext, row->med, row->min, row->max, row->best, row->rounds);
+	for (size_t i = 0; i < k->n; i++)
+		sweep_data_row(data, k, ext, bytes, i, row->med[i], row->min[i], row->max[i],
+			       i == row->best, row->rounds);
+}
+
+static void run_kind(const struct bench_opts *opts, struct sweep_kind *k, const size_t *sizes,
+		     size_t nsizes, void *buf, struct bench_pool *pool, struct bench_table *data)
+{
+	sweep_kind_tables(k);
+	for (size_t si = 0; si < nsizes; si++) {
+		char ext[16];
+		struct row row = { 0 };
+		bench_progress("sweep %s: %s (%zu/%zu)", bench_kind_names[k->kind],
+			       bench_size_str(sizes[si], ext, sizeof(ext)), si + 1, nsizes);
+		measure(k, opts->nkernels, buf, sizes[si], opts, pool, &row);
+		add_row(k, data, sizes[si], &row);
 	}
-	if (best < n) {
-		p.s[best].bold = 1;
-		char name[48];
-		snprintf(name, sizeof(name), "%s (best kernel)", p.s[best].name);
-		snprintf(p.s[best].name, sizeof(p.s[best].name), "%s", name);
-	}
-	size_t from[BENCH_MAX_BANDS];
-	const struct cp_kernel *k[BENCH_MAX_BANDS];
-	size_t nb = bench_auto_bands(from, k, BENCH_MAX_BANDS);
-	for (size_t i = 1; i < nb && p.nmarks < 16; i++) {
-		p.mark_x[p.nmarks] = (double)from[i] * CP_PAGE_SIZE;
-		snprintf(p.mark_label[p.nmarks++], sizeof(p.mark_label[0]), "auto: %s", k[i]->name);
-	}
-	return bench_plot_lines(&p);
+}
+
+static size_t largest(const size_t *sizes, size_t n)
+{
+	size_t top = 0;
+	for (size_t i = 0; i < n; i++)
+		top = sizes[i] > top ? sizes[i] : top;
+	return top;
+}
+
+/* The extents of a kind: --sizes, else the kind's default. */
+static size_t kind_sizes(const struct bench_opts *opts, enum bench_kind kind, size_t *sizes)
+{
+	if (!opts->nsizes)
+		return default_sizes(opts, kind, sizes);
+	memcpy(sizes, opts->sizes, opts->nsizes * sizeof(*sizes));
+	return opts->nsizes;
+}
+
+/* Before anything runs: a --pool with room for two slots of every extent. */
+int bench_check_pool(const struct bench_opts *opts, unsigned targets)
+{
+	size_t sizes[BENCH_MAX_SIZES];
+	size_t top = largest(sizes, kind_sizes(opts, BK_COLD, sizes));
+	if (!opts->pool || !(targets & ~(1u << BK_HOT)) || opts->pool >= 2 * top)
+		return 0;
+	char a[16], b[16];
+	fprintf(stderr, "clearbench: --pool '%s': want at least twice the largest extent (%s)\n",
+		bench_size_str(opts->pool, a, sizeof(a)), bench_size_str(2 * top, b, sizeof(b)));
+	return 2;
+}
+
+/* Cold and use share one pool, opened at the first of them. */
+static int open_pool(const struct bench_opts *opts, struct sweep *sw, size_t top)
+{
+	char why[160];
+	size_t bytes = bench_pool_size(opts, top, 1, why, sizeof(why));
+	if (why[0])
+		snprintf(sw->pool_why, sizeof(sw->pool_why), "%s", why);
+	long thp0 = bench_thp_kib();
+	if (bench_pool_open(&sw->pool, bytes))
+		return 1;
+	long thp1 = bench_thp_kib();
+	sw->pool_thp_kib = thp0 >= 0 && thp1 >= 0 ? thp1 - thp0 : -1;
+	return 0;
 }
 
 int bench_sweep(const struct bench_opts *opts)
 {
-	size_t sizes[BENCH_MAX_SIZES], nsizes = opts->nsizes;
-	if (nsizes)
-		memcpy(sizes, opts->sizes, nsizes * sizeof(*sizes));
-	else
-		nsizes = default_sizes(opts, sizes);
-	size_t top = 0;
-	for (size_t i = 0; i < nsizes; i++)
-		top = sizes[i] > top ? sizes[i] : top;
-
-	struct bench_contender c[NCONT_MAX];
-	size_t n = bench_contenders(opts, 1, c);
-	size_t i_auto = find(c, n, "auto"), i_memset = find(c, n, "memset");
-	size_t i_memset2 = n;
-	if (bench_memset_other_libc(opts, &c[n]))
-		i_memset2 = n++;
-	const char *memset2 = i_memset2 < n ? c[i_memset2].name : "memset2";
-	char vs_memset2_col[32], vs_memset2_data[40];
-	snprintf(vs_memset2_col, sizeof(vs_memset2_col), "auto/%.24s", memset2);
-	snprintf(vs_memset2_data, sizeof(vs_memset2_data), "auto_over_%.24s", memset2);
-
-	const char *wide_cols[BENCH_MAX_COLS] = { "extent" };
-	size_t nw = 1;
-	for (size_t i = 0; i < n; i++)
-		wide_cols[nw++] = c[i].name;
-	wide_cols[nw++] = "best";
-	wide_cols[nw++] = "auto/best";
-	wide_cols[nw++] = "auto/memset";
-	if (i_memset2 < n)
-		wide_cols[nw++] = vs_memset2_col;
-	wide_cols[nw++] = "auto picks";
-	struct bench_table *wide = bench_table_new("sweep: GB/s, median over rounds (* = best of the row)",
-						   BT_TEXT, nw, wide_cols);
-	struct bench_table *spread = bench_table_new("sweep: GB/s, min-max over rounds",
-						     BT_TEXT, n + 2, wide_cols);
-	const char *long_cols[] = {
-		"extent", "bytes", "contender", "median_gbs", "min_gbs", "max_gbs", "best",
-		"rounds", "auto_kernel", "auto_over_best", "auto_over_memset", vs_memset2_data
-	};
-	struct bench_table *data = bench_table_new("sweep", BT_DATA, i_memset2 < n ? 12 : 11,
-						   long_cols);
-	snprintf(spread->cols[n + 1], sizeof(spread->cols[0]), "rounds");
-
-	void *buf = bench_map(top);
-	if (!buf)
-		return 1;
-	for (size_t si = 0; si < nsizes; si++) {
-		size_t bytes = sizes[si];
-		char ext[16], cell[40];
-		bench_size_str(bytes, ext, sizeof(ext));
-		bench_progress("sweep: %s (%zu/%zu)", ext, si + 1, nsizes);
-		struct row row = { 0 };
-		measure(c, n, opts->nkernels, buf, bytes, opts, &row);
-		double vs_best = row.med[i_auto] / row.med[row.best_kernel];
-		double vs_memset = row.med[i_auto] / row.med[i_memset];
-		double vs_memset2 = i_memset2 < n ? row.med[i_auto] / row.med[i_memset2] : 0;
-		const char *pick = cp_kernel_for(bytes / CP_PAGE_SIZE)->name;
-
-		bench_table_row(wide);
-		bench_table_row(spread);
-		bench_cell_str(wide, ext);
-		bench_cell_str(spread, ext);
-		for (size_t i = 0; i < n; i++) {
-			snprintf(cell, sizeof(cell), "%.2f%s", row.med[i], i == row.best ? "*" : " ");
-			bench_cell_str(wide, cell);
-			snprintf(cell, sizeof(cell), "%.1f-%.1f", row.min[i], row.max[i]);
-			bench_cell_str(spread, cell);
-
-			bench_table_row(data);
-			bench_cell_str(data, ext);
-			bench_cell_num(data, (double)bytes, "%.0f");
-			bench_cell_str(data, c[i].name);
-			bench_cell_num(data, row.med[i], "%.3f");
-			bench_cell_num(data, row.min[i], "%.3f");
-			bench_cell_num(data, row.max[i], "%.3f");
-			bench_cell_num(data, i == row.best, "%.0f");
-			bench_cell_num(data, (double)row.rounds, "%.0f");
-			bench_cell_str(data, pick);
-			bench_cell_num(data, vs_best, "%.3f");
-			bench_cell_num(data, vs_memset, "%.3f");
-			if (i_memset2 < n)
-				bench_cell_num(data, vs_memset2, "%.3f");
+	static struct sweep sw;
+	memset(&sw, 0, sizeof(sw));
+	sw.targets = opts->targets ? opts->targets : BK_ALL;
+	int rc = bench_check_pool(opts, sw.targets);
+	if (rc)
+		return rc;
+	sw.n = bench_contenders(opts, 1, sw.c);
+	bench_contender_cold_call(&sw.c[sw.n++]);
+	sw.i_memset2 = sw.n;
+	if (bench_memset_other_libc(opts, &sw.c[sw.n]))
+		sw.i_memset2 = sw.n++;
+	struct bench_table *data = sweep_data_table(&sw);
+	for (unsigned kind = 0; kind < BK_NKINDS && !rc; kind++) {
+		if (!(sw.targets & 1u << kind))
+			continue;
+		struct sweep_kind *k = &sw.kinds[sw.nkinds++];
+		size_t sizes[BENCH_MAX_SIZES], nsizes = kind_sizes(opts, kind, sizes);
+		kind_contenders(k, kind, sw.c, sw.n);
+		size_t top = largest(sizes, nsizes);
+		if (kind == BK_HOT) {
+			void *buf = bench_map(top);
+			if (!buf) {
+				rc = 1;
+				break;
+			}
+			run_kind(opts, k, sizes, nsizes, buf, NULL, data);
+			bench_unmap(buf, top);
+		} else {
+			if (!sw.pool.base)
+				rc = open_pool(opts, &sw, top);
+			if (!rc)
+				run_kind(opts, k, sizes, nsizes, NULL, &sw.pool, data);
 		}
-		bench_cell_num(spread, (double)row.rounds, "%.0f");
-		bench_cell_str(wide, c[row.best].name);
-		bench_cell_num(wide, vs_best, "%.2f");
-		bench_cell_num(wide, vs_memset, "%.2f");
-		if (i_memset2 < n)
-			bench_cell_num(wide, vs_memset2, "%.2f");
-		bench_cell_str(wide, pick);
 	}
-	bench_unmap(buf, top);
+	sw.pool_bytes = sw.pool.bytes;
+	if (sw.pool.base)
+		bench_pool_close(&sw.pool);
 	bench_memset_other_libc_stop();
-
-	bench_table_print(wide);
-	bench_table_print(spread);
-	printf("\n");
-	bench_note("auto = cp_clear_pages(), auto_page = cp_clear_pages() one page per call; "
-		   "auto/best = auto against the fastest kernel of the row; "
-		   "medians over rounds, each contender warmed up, order shuffled per round.");
-	if (i_memset2 < n)
-		bench_note("memset = glibc %s (this process); %s = glibc %s's memset in a helper "
-			   "process started by that libc's loader, timed the same way in the same "
-			   "shuffled rounds (the memset of Debian 13).", bench_libc_version(),
-			   memset2, memset2 + 7);
-	else
-		bench_note("memset = glibc %s; a second glibc's memset joins the sweep once "
-			   "bench/trixie-libc.sh has fetched Debian 13's (make bench-libc).",
-			   bench_libc_version());
-	struct bench_table *tables[] = { wide, spread, data };
-	int rc = bench_write_outputs(opts, "sweep", tables, 3);
-	if (!rc && opts->plot_path)
-		rc = sweep_plot(opts, data, c, n, nsizes);
-	for (size_t i = 0; i < 3; i++)
-		bench_table_free(tables[i]);
+	if (!rc)
+		rc = sweep_output(opts, &sw, data);
+	for (size_t i = 0; i < sw.nkinds; i++) {
+		bench_table_free(sw.kinds[i].wide);
+		bench_table_free(sw.kinds[i].spread);
+	}
+	bench_table_free(data);
 	return rc;
 }

@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include "clearbench.h"
 #include "derive.h"
+#include "tune_targets.h"
 #include "testhooks.h"
 
 
@@ -466,26 +467,31 @@ static void setup(const struct bench_opts *opts, struct tune *t)
 	t->in.noise_floor = NOISE_FLOOR;
 }
 
-/* One table per CSV file: the cells to --csv NAME.csv, the verify table to
- * NAME-verify.csv; the JSON holds both. */
-static int write_outputs(const struct bench_opts *opts, struct bench_table *const *tables)
+/* One table per CSV file: the cells to --csv NAME.csv, the others to
+ * NAME-<suffix>.csv (verify, cold, use); the JSON holds them all. */
+static int write_outputs(const struct bench_opts *opts, struct bench_table *const *tables,
+			 size_t n)
 {
 	struct bench_opts o = *opts;
 	o.csv_path = NULL;
-	int rc = bench_write_outputs(&o, "tune", tables, 2);
+	int rc = bench_write_outputs(&o, "tune", tables, n);
 	if (!opts->csv_path)
 		return rc;
-	char path[4096];
-	size_t n = strlen(opts->csv_path);
-	if (n > 4 && !strcmp(opts->csv_path + n - 4, ".csv"))
-		n -= 4;
-	snprintf(path, sizeof(path), "%.*s-verify.csv", (int)n, opts->csv_path);
 	o = *opts;
 	o.json_path = NULL;
 	o.emulated = 0;   /* its note is in already */
 	rc |= bench_write_outputs(&o, "tune", tables, 1);
-	o.csv_path = path;
-	return rc | bench_write_outputs(&o, "tune", tables + 1, 1);
+	size_t l = strlen(opts->csv_path);
+	if (l > 4 && !strcmp(opts->csv_path + l - 4, ".csv"))
+		l -= 4;
+	for (size_t i = 1; i < n; i++) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%.*s-%s.csv", (int)l, opts->csv_path,
+			 tables[i]->csv_suffix);
+		o.csv_path = path;
+		rc |= bench_write_outputs(&o, "tune", tables + i, 1);
+	}
+	return rc;
 }
 
 /* Why the bands are not written, or NULL when verify passed. */
@@ -529,18 +535,28 @@ int bench_tune(const struct bench_opts *opts)
 		return 1;
 	}
 	struct verdict v;
-	struct bench_table *tables[3] = { cells_table(&t), verify(opts, buf, &t, &r, &v),
-					  medians_table(&t, &r) };
+	/* the data tables: cells, verify, then cold and use */
+	struct bench_table *tables[2 + BK_NKINDS] = { cells_table(&t),
+		verify(opts, buf, &t, &r, &v) };
+	struct bench_table *medians = medians_table(&t, &r);
 	bench_unmap(buf, top);
+	bench_table_csv_suffix(tables[1], "verify");
+	struct tune_targets_in tin = { t.in.nkernels, t.in.nsizes, t.k, t.in.pages, r.pick };
+	char targets_note[512];
+	size_t nkinds = tune_targets(opts, &tin, tables + 2, targets_note, sizeof(targets_note));
 
-	bench_table_print(tables[2]);
+	bench_table_print(medians);
 	size_t len;
 	char *text = profile_text(&t, &r, &len), why[192], a[16];
 	const char *no = refusal(&v, &t, why, sizeof(why));
 	printf("\nprofile%s:\n\n%s", no ? " (derived, not verified)" : "", text);
 	bench_table_print(tables[1]);
+	for (size_t i = 0; i < nkinds; i++)
+		bench_table_print(tables[2 + i]);
 	printf("\n");
 	note_remeasured(&t, &r);
+	if (nkinds)
+		bench_note("%s", targets_note);
 	bench_note("parallel split: not measured by tune, left out of the profile (the "
 		   "parallel scenario measures it).");
 	if (v.nsame)
@@ -555,8 +571,11 @@ int bench_tune(const struct bench_opts *opts)
 		bench_note("nothing written (--force writes it anyway).");
 	rc = library_accepts(text, len) || save(opts, text, len, !no);
 	free(text);
-	rc |= write_outputs(opts, tables);
-	for (size_t i = 0; i < 3; i++)
-		bench_table_free(tables[i]);
+	rc |= write_outputs(opts, tables, 2 + nkinds);
+	for (size_t i = 0; i < nkinds; i++)
+		bench_table_free(tables[2 + i]);
+	bench_table_free(medians);
+	bench_table_free(tables[0]);
+	bench_table_free(tables[1]);
 	return rc;
 }

@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sweep's output: per kind of target a table of medians and one of min-max,
+ * a summary of the three kinds side by side (auto/best, auto/memset,
+ * cold_call/best per extent), one data table with a target column for CSV
+ * and JSON (compare matches its rows by target, extent and contender), and
+ * one plot per kind.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "clearbench.h"
+#include "introspect.h"
+#include "sweep.h"
+
+static const char *const kind_about[BK_NKINDS] = {
+	"one buffer cleared again and again",
+	"each clear on another slot of a pool not in the cache",
+	"cold, then one write per 64-byte line, timed",
+};
+
+static const char *memset2_name(const struct sweep *sw)
+{
+	return sw->i_memset2 < sw->n ? sw->c[sw->i_memset2].name : NULL;
+}
+
+struct bench_table *sweep_data_table(const struct sweep *sw)
+{
+	static char vs2[40];
+	const char *cols[16] = {
+		"target", "extent", "bytes", "contender", "median_gbs", "min_gbs", "max_gbs", "best",
+		"rounds", "auto_kernel", "auto_over_best", "auto_over_memset"
+	};
+	size_t n = 12;
+	if (memset2_name(sw)) {
+		snprintf(vs2, sizeof(vs2), "auto_over_%.24s", memset2_name(sw));
+		cols[n++] = vs2;
+	}
+	cols[n++] = "cold_call_over_best";
+	return bench_table_new("sweep", BT_DATA, n, cols);
+}
+
+void sweep_kind_tables(struct sweep_kind *k)
+{
+	const char *cols[BENCH_MAX_COLS] = { "extent" };
+	char vs2[32], title[160];
+	size_t n = 1;
+	for (size_t i = 0; i < k->n; i++)
+		cols[n++] = k->c[i].name;
+	cols[n++] = "best";
+	cols[n++] = "auto/best";
+	cols[n++] = "auto/memset";
+	if (k->i_memset2 < k->n) {
+		snprintf(vs2, sizeof(vs2), "auto/%.24s", k->c[k->i_memset2].name);
+		cols[n++] = vs2;
+	}
+	cols[n++] = "cold_call/best";
+	cols[n++] = "auto picks";
+	const char *name = bench_kind_names[k->kind];
+	snprintf(title, sizeof(title), "sweep, %s (%s): GB/s, median over rounds (* = best of "
+		 "the row)", name, kind_about[k->kind]);
+	k->wide = bench_table_new(title, BT_TEXT, n, cols);
+	snprintf(title, sizeof(title), "sweep, %s: GB/s, min-max over rounds", name);
+	cols[k->n + 1] = "rounds";
+	k->spread = bench_table_new(title, BT_TEXT, k->n + 2, cols);
+}
+
+void sweep_wide_row(struct sweep_kind *k, const char *ext, const double *med, const double *min,
+		    const double *max, size_t best, size_t rounds)
+{
+	const struct sweep_ratios *q = &k->q[k->nsizes - 1];
+	char cell[40];
+	bench_table_row(k->wide);
+	bench_table_row(k->spread);
+	bench_cell_str(k->wide, ext);
+	bench_cell_str(k->spread, ext);
+	for (size_t i = 0; i < k->n; i++) {
+		snprintf(cell, sizeof(cell), "%.2f%s", med[i], i == best ? "*" : " ");
+		bench_cell_str(k->wide, cell);
+		snprintf(cell, sizeof(cell), "%.1f-%.1f", min[i], max[i]);
+		bench_cell_str(k->spread, cell);
+	}
+	bench_cell_num(k->spread, (double)rounds, "%.0f");
+	bench_cell_str(k->wide, q->best);
+	bench_cell_num(k->wide, q->vs_best, "%.2f");
+	bench_cell_num(k->wide, q->vs_memset, "%.2f");
+	if (k->i_memset2 < k->n)
+		bench_cell_num(k->wide, q->vs_memset2, "%.2f");
+	bench_cell_num(k->wide, q->cold_vs_best, "%.2f");
+	bench_cell_str(k->wide, q->pick);
+}
+
+void sweep_data_row(struct bench_table *data, const struct sweep_kind *k, const char *ext,
+		    size_t bytes, size_t i, double med, double min, double max, int best,
+		    size_t rounds)
+{
+	const struct sweep_ratios *q = &k->q[k->nsizes - 1];
+	bench_table_row(data);
+	bench_cell_str(data, bench_kind_names[k->kind]);
+	bench_cell_str(data, ext);
+	bench_cell_num(data, (double)bytes, "%.0f");
+	bench_cell_str(data, k->c[i].name);
+	bench_cell_num(data, med, "%.3f");
+	bench_cell_num(data, min, "%.3f");
+	bench_cell_num(data, max, "%.3f");
+	bench_cell_num(data, best, "%.0f");
+	bench_cell_num(data, (double)rounds, "%.0f");
+	bench_cell_str(data, q->pick);
+	bench_cell_num(data, q->vs_best, "%.3f");
+	bench_cell_num(data, q->vs_memset, "%.3f");
+	if (data->ncols == 14)
+		bench_cell_num(data, q->vs_memset2, "%.3f");
+	bench_cell_num(data, q->cold_vs_best, "%.3f");
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return (x > y) - (x < y);
+}
+
+static const struct sweep_ratios *ratios_at(const struct sweep_kind *k, size_t bytes)
+{
+	for (size_t s = 0; s < k->nsizes; s++)
+		if (k->q[s].bytes == bytes)
+			return &k->q[s];
+	return NULL;
+}
+
+/* Measured by every kind (hot's every power of two between cold's powers of
+ * four stays in its own table), or by any when none is common to all. */
+static int summary_row(const struct sweep *sw, size_t bytes, int any)
+{
+	size_t have = 0;
+	for (size_t i = 0; i < sw->nkinds; i++)
+		have += ratios_at(&sw->kinds[i], bytes) != NULL;
+	return any ? have > 0 : have == sw->nkinds;
+}
+
+/* The kinds side by side: auto/best, auto/memset, cold_call/best per extent. */
+static struct bench_table *summary_table(const struct sweep *sw)
+{
+	const char *cols[BENCH_MAX_COLS] = { "extent" };
+	char names[BK_NKINDS * 3][32];
+	size_t n = 1, all[BK_NKINDS * BENCH_MAX_SIZES], nall = 0;
+	for (size_t i = 0; i < sw->nkinds; i++) {
+		static const char *const what[] = { "auto/best", "auto/memset", "cold_call/best" };
+		for (size_t w = 0; w < 3; w++) {
+			snprintf(names[i * 3 + w], sizeof(names[0]), "%s %s",
+				 bench_kind_names[sw->kinds[i].kind], what[w]);
+			cols[n++] = names[i * 3 + w];
+		}
+		for (size_t s = 0; s < sw->kinds[i].nsizes; s++)
+			all[nall++] = sw->kinds[i].q[s].bytes;
+	}
+	cols[n++] = "auto picks";
+	struct bench_table *t = bench_table_new("sweep summary: auto and cold_call against the "
+						"fastest kernel, auto against memset, per kind",
+						BT_TEXT, n, cols);
+	qsort(all, nall, sizeof(*all), cmp_size);
+	int any = 1;
+	for (size_t a = 0; a < nall && any; a++)
+		any = !summary_row(sw, all[a], 0);
+	for (size_t a = 0; a < nall; a++) {
+		if ((a && all[a] == all[a - 1]) || !summary_row(sw, all[a], any))
+			continue;
+		char ext[16];
+		bench_table_row(t);
+		bench_cell_str(t, bench_size_str(all[a], ext, sizeof(ext)));
+		for (size_t i = 0; i < sw->nkinds; i++) {
+			const struct sweep_ratios *q = ratios_at(&sw->kinds[i], all[a]);
+			bench_cell_num(t, q ? q->vs_best : NAN, "%.2f");
+			bench_cell_num(t, q ? q->vs_memset : NAN, "%.2f");
+			bench_cell_num(t, q ? q->cold_vs_best : NAN, "%.2f");
+		}
+		bench_cell_str(t, cp_kernel_for(all[a] / CP_PAGE_SIZE)->name);
+	}
+	return t;
+}
+
+static void notes(const struct sweep *sw)
+{
+	const char *m2 = memset2_name(sw);
+	char llc[16];
+	struct bench_host h;
+	bench_host_get(&h);
+	bench_note("hot = %s; cold = %s; use = %s.", kind_about[BK_HOT], kind_about[BK_COLD],
+		   kind_about[BK_USE]);
+	bench_note("auto = cp_clear_pages(), cold_call = cp_clear_pages_cold(), auto_page = "
+		   "cp_clear_pages() one page per call (hot only); auto/best and cold_call/best = "
+		   "against the fastest kernel of the row; medians over rounds, each contender "
+		   "warmed up, order shuffled per round.");
+	if (sw->pool_bytes)
+		bench_note("cold and use: a %zu MiB pool (LLC %s by CPUID), 2 MiB aligned, THP "
+			   "advised and collapsed (MADV_COLLAPSE; %ld MiB huge), faulted in and "
+			   "written three times over its 2 MiB pages in random order before any "
+			   "timing; each pass clears the next slot of a shuffled order of all "
+			   "extent-sized slots, reshuffled when used up, never one slot twice in a "
+			   "row.%s%s", sw->pool_bytes >> 20,
+			   bench_size_str(h.llc_bytes, llc, sizeof(llc)),
+			   sw->pool_thp_kib >= 0 ? sw->pool_thp_kib >> 10 : -1,
+			   sw->pool_why[0] ? " " : "", sw->pool_why);
+	if (sw->pool_bytes && sw->pool_bytes < 4 * h.llc_bytes)
+		bench_note("the pool is under four times the LLC: part of what cold and use "
+			   "clear may still be cached (a test-sized --pool).");
+	if (m2)
+		bench_note("memset = glibc %s (this process); %s = glibc %s's memset in a helper "
+			   "process started by that libc's loader, timed the same way in the same "
+			   "shuffled rounds (the memset of Debian 13), on hot targets only: on a cold "
+			   "pool of its own the helper's figures did not match those of the same "
+			   "memset measured in this process.", bench_libc_version(), m2, m2 + 7);
+	else
+		bench_note("memset = glibc %s; a second glibc's memset joins the sweep once "
+			   "bench/trixie-libc.sh has fetched Debian 13's (make bench-libc).",
+			   bench_libc_version());
+}
+
+/* The rows of one kind, for its plot. */
+static struct bench_table *rows_of(const struct bench_table *t, const char *kind)
+{
+	const char *cols[BENCH_MAX_COLS];
+	for (size_t c = 0; c < t->ncols; c++)
+		cols[c] = t->cols[c];
+	struct bench_table *o = bench_table_new(t->title, 0, t->ncols, cols);
+	size_t tc = bench_table_col(t, "target");
+	for (size_t r = 0; r < t->nrows; r++) {
+		if (strcmp(bench_cell_at(t, r, tc)->text, kind))
+			continue;
+		bench_table_row(o);
+		memcpy(&o->cells[(o->nrows - 1) * o->ncols], bench_cell_at(t, r, 0),
+		       t->ncols * sizeof(*o->cells));
+		o->filled = o->ncols;
+	}
+	return o;
+}
+
+/* The reader looks for three lines: auto, memset and the best kernel (the
+ * highest geometric mean over the extents): those bold; non-temporal kernels
+ * (and cold_call, which uses them) dashed; a mark wherever auto changes kernel. */
+static int kind_plot(const char *path, const struct sweep_kind *k, const struct bench_table *t)
+{
+	static struct bench_plot_spec p;
+	char title[160];
+	snprintf(title, sizeof(title), "clearbench sweep, %s (%s): GB/s median, bars min-max",
+		 bench_kind_names[k->kind], kind_about[k->kind]);
+	bench_plot_spec_init(&p, path, title, "extent", "GB/s (10^9 bytes/s)");
+	p.x_bytes = p.logy = 1;
+	size_t best = k->n, sc = bench_table_col(t, "contender"), xc = bench_table_col(t, "bytes");
+	size_t yc = bench_table_col(t, "median_gbs");
+	double best_score = 0;
+	for (size_t i = 0; i < k->n; i++) {
+		int s = bench_series_add(&p, t, sc, k->c[i].name, xc, yc, yc + 1, yc + 2);
+		if (s < 0)
+			continue;
+		struct bench_series *se = &p.s[s];
+		const struct cp_kernel *kn = k->c[i].kernel;
+		se->dashed = (kn && (kn->flags & CP_NONTEMPORAL)) || i == k->i_cold;
+		se->bold = i == k->i_auto || !strncmp(k->c[i].name, "memset", 6);
+		double lg = 0;
+		for (size_t j = 0; j < se->n; j++)
+			lg += log(se->y[j]);
+		if (kn && se->n == k->nsizes && (best == k->n || lg > best_score)) {
+			best = (size_t)s;
+			best_score = lg;
+		}
+	}
+	if (best < k->n) {
+		char name[48];
+		p.s[best].bold = 1;
+		snprintf(name, sizeof(name), "%s (best kernel)", p.s[best].name);
+		snprintf(p.s[best].name, sizeof(p.s[best].name), "%s", name);
+	}
+	size_t from[BENCH_MAX_BANDS];
+	const struct cp_kernel *kb[BENCH_MAX_BANDS];
+	size_t nb = bench_auto_bands(from, kb, BENCH_MAX_BANDS);
+	for (size_t i = 1; i < nb && p.nmarks < 16; i++) {
+		p.mark_x[p.nmarks] = (double)from[i] * CP_PAGE_SIZE;
+		snprintf(p.mark_label[p.nmarks++], sizeof(p.mark_label[0]), "auto: %s", kb[i]->name);
+	}
+	return bench_plot_lines(&p);
+}
+
+/* --plot FILE.png: FILE-hot.png, FILE-cold.png, FILE-use.png for the kinds
+ * measured, and FILE.png the first of them (hot by default), as before. */
+static int sweep_plots(const struct bench_opts *opts, const struct sweep *sw,
+		       const struct bench_table *data)
+{
+	int rc = 0;
+	size_t l = strlen(opts->plot_path) - 4;   /* the option parser saw ".png" */
+	for (size_t i = 0; i < sw->nkinds && !rc; i++) {
+		const struct sweep_kind *k = &sw->kinds[i];
+		struct bench_table *t = rows_of(data, bench_kind_names[k->kind]);
+		char path[4096];
+		snprintf(path, sizeof(path), "%.*s-%s.png", (int)l, opts->plot_path,
+			 bench_kind_names[k->kind]);
+		rc = kind_plot(path, k, t);
+		if (!rc && i == 0)
+			rc = kind_plot(opts->plot_path, k, t);
+		bench_table_free(t);
+	}
+	return rc;
+}
+
+int sweep_output(const struct bench_opts *opts, const struct sweep *sw, struct bench_table *data)
+{
+	struct bench_table *tables[2 * BK_NKINDS + 2];
+	size_t nt = 0;
+	for (size_t i = 0; i < sw->nkinds; i++) {
+		bench_table_print(sw->kinds[i].wide);
+		bench_table_print(sw->kinds[i].spread);
+		tables[nt++] = sw->kinds[i].wide;
+		tables[nt++] = sw->kinds[i].spread;
+	}
+	struct bench_table *sum = summary_table(sw);
+	bench_table_print(sum);
+	printf("\n");
+	tables[nt++] = sum;
+	tables[nt++] = data;
+	notes(sw);
+	int rc = bench_write_outputs(opts, "sweep", tables, nt);
+	if (!rc && opts->plot_path)
+		rc = sweep_plots(opts, sw, data);
+	bench_table_free(sum);
+	return rc;
+}

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Targets as callers present them. A loop over one buffer (hot) keeps it in
+ * the cache, which allocators, VMMs and page pools never see: they clear
+ * memory nobody touched lately. cold puts every clear on another slot of a
+ * pool several times the LLC; use does the same, then writes one word per
+ * 64-byte line of what it cleared, inside the timing (calloc, then fill).
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include "clearbench.h"
+
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25           /* Linux 6.1; glibc 2.36's headers lack it */
+#endif
+
+#define HUGE_2M ((size_t)2 << 20)
+#define POOL_DEFAULT ((size_t)4 << 30)
+/* Measured on the family 6 model 167 guest: first stores to ~10 % of freshly
+ * faulted huge pages stall ~130 us (host side), ~1 % by the third pass. */
+#define POOL_WARM_PASSES 3
+
+const char *const bench_kind_names[BK_NKINDS] = { "hot", "cold", "use" };
+
+int bench_parse_targets(const char *list, unsigned *mask, char *bad, size_t badlen)
+{
+	*mask = 0;
+	for (const char *p = list; p;) {
+		const char *e = strchr(p, ',');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		unsigned k = 0;
+		while (k < BK_NKINDS && (strlen(bench_kind_names[k]) != n ||
+					 strncmp(p, bench_kind_names[k], n)))
+			k++;
+		if (k == BK_NKINDS) {
+			snprintf(bad, badlen, "%.*s", (int)n, p);
+			return -1;
+		}
+		*mask |= 1u << k;
+		p = e ? e + 1 : NULL;
+	}
+	return 0;
+}
+
+static size_t mem_available(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[128];
+	unsigned long long kib = 0;
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return (size_t)kib << 10;
+}
+
+size_t bench_pool_size(const struct bench_opts *opts, size_t top, unsigned copies,
+		       char *why, size_t whylen)
+{
+	why[0] = '\0';
+	if (opts->pool)
+		return opts->pool;
+	/* leave a quarter of what is free to everything else on the machine */
+	size_t avail = mem_available() / 4 * 3, size = POOL_DEFAULT;
+	while (size / 2 >= 2 * top && size * copies > avail)
+		size /= 2;
+	if (size < POOL_DEFAULT)
+		snprintf(why, whylen, "the pool is %zu MiB, not %zu: MemAvailable holds %u "
+			 "copies of no more", size >> 20, POOL_DEFAULT >> 20, copies);
+	return size;
+}
+
+/* Every 2 MiB page of the pool once, in a random order. */
+static void warm_pass(struct bench_pool *p)
+{
+	size_t n = p->bytes / HUGE_2M;
+	size_t *idx = malloc(n * sizeof(*idx));
+	if (!idx)
+		abort();
+	for (size_t i = 0; i < n; i++)
+		idx[i] = i;
+	bench_shuffle(idx, n, &p->rng);
+	for (size_t i = 0; i < n; i++)
+		memset(p->base + idx[i] * HUGE_2M, 0x5a, HUGE_2M);
+	free(idx);
+}
+
+int bench_pool_open(struct bench_pool *p, size_t bytes)
+{
+	memset(p, 0, sizeof(*p));
+	p->bytes = (bytes + HUGE_2M - 1) & ~(HUGE_2M - 1);
+	p->rng = 0x2545f4914f6cdd1dull;
+	/* bench_map advises THP: 4 KiB pages would put a TLB miss on every
+	 * clear of a small slot, and the page walk would dominate */
+	if (!(p->base = bench_map(p->bytes)))
+		return -1;
+	/* A second 4 GiB pool faulted while a first was held came partly as
+	 * 4 KiB pages here, which khugepaged then collapsed during the timing:
+	 * collapse them now, synchronously (an error leaves the pool as it is;
+	 * the note says how much is huge). */
+	madvise(p->base, p->bytes, MADV_COLLAPSE);
+	for (int i = 0; i < POOL_WARM_PASSES; i++)
+		warm_pass(p);
+	return 0;
+}
+
+void bench_pool_close(struct bench_pool *p)
+{
+	bench_unmap(p->base, p->bytes);
+	free(p->order);
+	memset(p, 0, sizeof(*p));
+}
+
+static void shuffle_slots(struct bench_pool *p)
+{
+	for (size_t i = p->nslots; i > 1; i--) {
+		size_t j = (size_t)(bench_random(&p->rng) % i);
+		uint32_t t = p->order[i - 1];
+		p->order[i - 1] = p->order[j];
+		p->order[j] = t;
+	}
+	/* the slot just cleared is the last one a new order may start with */
+	if (p->nslots > 1 && p->order[0] == p->last) {
+		p->order[0] = p->order[p->nslots - 1];
+		p->order[p->nslots - 1] = (uint32_t)p->last;
+	}
+	p->next = 0;
+}
+
+void *bench_pool_next(struct bench_pool *p, size_t extent)
+{
+	if (extent != p->extent) {
+		p->extent = extent;
+		p->nslots = p->bytes / extent;
+		free(p->order);
+		if (!(p->order = malloc(p->nslots * sizeof(*p->order))))
+			abort();
+		for (size_t i = 0; i < p->nslots; i++)
+			p->order[i] = (uint32_t)i;
+		p->last = p->nslots;
+		shuffle_slots(p);
+	}
+	if (p->next == p->nslots)
+		shuffle_slots(p);
+	p->last = p->order[p->next++];
+	return p->base + p->last * extent;
+}
+
+void bench_write_lines(void *buf, size_t bytes)
+{
+	/* volatile: the stores are the point, the compiler may not drop them */
+	for (size_t off = 0; off < bytes; off += 64)
+		*(volatile uint64_t *)((char *)buf + off) = off | 1;
+}
+
+long bench_thp_kib(void)
+{
+	FILE *f = fopen("/proc/self/smaps_rollup", "r");
+	char line[128];
+	long kib = -1;
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "AnonHugePages: %ld kB", &kib) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kib;
+}
