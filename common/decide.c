@@ -31,13 +31,6 @@ static struct cp__select_in select_in(const struct cp__state *s, const struct cp
 	return in;
 }
 
-static void put(char **p, char *end, const char *s)
-{
-	while (*s && *p + 1 < end)
-		*(*p)++ = *s++;
-	**p = '\0';
-}
-
 int cp__state_decide(const struct cp__decide_in *in, struct cp__state *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -53,23 +46,22 @@ int cp__state_decide(const struct cp__decide_in *in, struct cp__state *out)
 	select_cpu(out, &cpu);
 	struct cp__select_in sel = select_in(out, &cpu, NULL);
 	const struct cp__builtin *b = cp__select(&sel, &out->defaults);
-	char *p = out->default_source, *end = p + sizeof(out->default_source);
-	put(&p, end, b ? "builtin:" : "generic");
-	if (b)
-		put(&p, end, b->uarch);
+	char *src = out->default_source;
+	cp__strlcpy(src, b ? "builtin:" : "generic", sizeof(out->default_source));
+	if (b) {
+		size_t used = cp__strlen(src);
+		cp__strlcpy(src + used, b->uarch, sizeof(out->default_source) - used);
+	}
 	out->policy = out->defaults;
 	out->source = out->default_source;
 	return in->forced_name && !out->forced;
 }
 
-void cp__state_with_profile(const struct cp__state *base, const struct cp__profile *pr,
-			    struct cp__state *out)
+void cp__policy_with_profile(const struct cp__state *base, const struct cp__profile *pr,
+			     struct cp__policy *out)
 {
-	if (out != base)
-		*out = *base;
 	struct cp__cpu cpu;
 	select_cpu(base, &cpu);
 	struct cp__select_in sel = select_in(base, &cpu, pr);
-	cp__select(&sel, &out->policy);
-	out->older = NULL;
+	cp__select(&sel, out);
 }

@@ -188,7 +188,8 @@ static int profile_at_init(const char *var_or_kind, const char *path, int truste
 			msg("%s: '%s': %s; ignored", var_or_kind, path, err.why);
 		return 0;
 	}
-	cp__state_with_profile(&initial, &pr, &initial_profile);
+	initial_profile = initial;
+	cp__policy_with_profile(&initial, &pr, &initial_profile.policy);
 	snprintf(initial_profile_source, sizeof(initial_profile_source), "%s:%s", prefix, path);
 	initial_profile.source = initial_profile_source;
 	return 1;
@@ -321,11 +322,11 @@ int cp_set_profile(const char *path)
 	munmap(text, cap);
 	if (r)
 		return r;
-	struct cp__state next;
-	cp__state_with_profile(base, &pr, &next);
+	struct cp__policy policy;
+	cp__policy_with_profile(base, &pr, &policy);
 	char source[SOURCE_MAX];
 	snprintf(source, sizeof(source), "env:%s", path);
-	return publish(base, &next.policy, source);
+	return publish(base, &policy, source);
 }
 
 const char *cp_policy_source(void)

@@ -63,10 +63,10 @@ struct cp__decide_in {
  * Returns 0, or 1 when forced_name names no usable kernel (out->forced NULL). */
 int cp__state_decide(const struct cp__decide_in *in, struct cp__state *out);
 
-/* base's policy replaced by that of a profile checked against base's CPU
- * (selection with base's mask and overrides); everything else copied. */
-void cp__state_with_profile(const struct cp__state *base, const struct cp__profile *pr,
-			    struct cp__state *out);
+/* The policy of a profile checked against base's CPU, selected with base's
+ * mask and overrides. */
+void cp__policy_with_profile(const struct cp__state *base, const struct cp__profile *pr,
+			     struct cp__policy *out);
 
 /* $(SYSCONFDIR)/clearpages/profile, read at initialisation. */
 extern const char *cp__system_profile_path;

@@ -49,7 +49,7 @@ static void select_for(struct described *d, unsigned disabled, const struct cp__
 	struct cp__state s;
 	cp__state_decide(&in, &s);
 	if (pr)
-		cp__state_with_profile(&s, pr, &s);
+		cp__policy_with_profile(&s, pr, &s.policy);
 	d->usable = s.kernels;
 	d->policy = s.policy;
 	snprintf(d->source, sizeof(d->source), "%s", s.default_source);
