@@ -57,8 +57,8 @@ static char initial_profile_source[SOURCE_MAX];
 static char initial_text[CP__PROFILE_MAX_BYTES + 1];
 static int quiet;
 
-/* Serialises publications and guards the list of kept states. Held only for
- * a few loads and stores, never across I/O. */
+/* Serialises publications and guards the list of kept states. Held for a few
+ * loads and stores, and one mmap when a new state is made; never across I/O. */
 static pthread_mutex_t publish_lock = PTHREAD_MUTEX_INITIALIZER;
 static const struct cp__state *kept;   /* newest first, through ->older */
 static unsigned nkept;
@@ -274,32 +274,26 @@ static const struct cp__state *kept_same(const struct cp__policy *p, const char 
 }
 
 /* Publish base with policy p and the given source: an identical kept state
- * again, else a new one. 0 or -ENOMEM, nothing changed. */
+ * again, else a new one, mapped under the lock (a system call, no I/O, and
+ * only when a new state is made). 0 or -ENOMEM, nothing changed. */
 static int publish(const struct cp__state *base, const struct cp__policy *p, const char *source)
 {
-	size_t len = strlen(source) + 1, bytes = sizeof(struct cp__state) + len;
-	struct cp__state *s = pages_alloc(bytes);
+	size_t len = strlen(source) + 1;
+	publish_lock_take();
+	const struct cp__state *same = kept_same(p, source);
+	struct cp__state *s = same || nkept >= MAX_STATES ? NULL
+			      : pages_alloc(sizeof(struct cp__state) + len);
 	if (s) {
 		*s = *base;
 		s->policy = *p;
 		s->source = memcpy((char *)(s + 1), source, len);
-	}
-	publish_lock_take();
-	const struct cp__state *same = kept_same(p, source);
-	int r = 0;
-	if (!same && s && nkept < MAX_STATES) {
 		keep_locked(s);
 		same = s;
-		s = NULL;
 	}
 	if (same)
 		__atomic_store_n(&cp__current, same, __ATOMIC_RELEASE);
-	else
-		r = -ENOMEM;
 	publish_lock_drop();
-	if (s)
-		munmap(s, bytes);
-	return r;
+	return same ? 0 : -ENOMEM;
 }
 
 int cp__policy_publish(const struct cp__policy *policy, const char *source)
