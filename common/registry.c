@@ -50,7 +50,7 @@ void cp__registry_build(unsigned features, struct cp__kernel_list *out)
 			for (size_t i = 0; i < cp__kernel_table_len; i++) {
 				const struct cp__kernel_desc *d = &cp__kernel_table[i];
 				int is_nt = (d->kernel.flags & CP_NONTEMPORAL) != 0;
-				int slow = d->ranked_by && !(d->ranked_by & features);
+				int slow = cp__kernel_demoted(d, features);
 				if (is_nt != nt || slow != demoted || (d->needs & ~features) ||
 				    out->n == CP__MAX_KERNELS)
 					continue;

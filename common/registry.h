@@ -51,6 +51,12 @@ struct cp__kernel_list {
 
 /* The kernels a CPU with `features` can run, in cp_kernels() order. */
 void cp__registry_build(unsigned features, struct cp__kernel_list *out);
+/* Ranked by features `features` has none of: it drops to the end of its
+ * class, and a built-in row naming it takes the generic choice instead. */
+static inline int cp__kernel_demoted(const struct cp__kernel_desc *d, unsigned features)
+{
+	return d->ranked_by && !(d->ranked_by & features);
+}
 /* The row of a kernel of the table (NULL for a kernel not in it). */
 const struct cp__kernel_desc *cp__kernel_desc_of(const struct cp_kernel *k);
 /* By name in a list; NULL when absent or name is NULL. */

@@ -131,7 +131,7 @@ static const struct cp_kernel *builtin_kernel(const struct cp__select_in *in, co
 {
 	const struct cp_kernel *k = cp__list_find(in->usable, name);
 	const struct cp__kernel_desc *d = k ? cp__kernel_desc_of(k) : NULL;
-	if (k && !(d && d->ranked_by && !(d->ranked_by & in->cpu->features)))
+	if (k && !(d && cp__kernel_demoted(d, in->cpu->features)))
 		return k;
 	for (size_t i = 0; i < cp__kernel_table_len; i++)
 		if (cp__streq(cp__kernel_table[i].kernel.name, name))
