@@ -63,37 +63,32 @@ static pthread_mutex_t publish_lock = PTHREAD_MUTEX_INITIALIZER;
 static const struct cp__state *kept;   /* newest first, through ->older */
 static unsigned nkept;
 
-/* This thread holds publish_lock or is about to (set before the lock is
- * taken, cleared after it is released): a signal handler on this thread that
- * forks must not take it again. Lock-free atomics, which a handler may read. */
-static _Thread_local int holds_publish, fork_took_publish;
+/* This thread holds publish_lock or is about to (atfork.h's marked lock): a
+ * signal handler on this thread that forks must not take it again. */
+static _Thread_local atomic_int holds_publish, fork_took_publish;
 
 static void publish_lock_take(void)
 {
-	__atomic_store_n(&holds_publish, 1, __ATOMIC_RELAXED);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	pthread_mutex_lock(&publish_lock);
+	cp__marked_lock(&publish_lock, &holds_publish);
 }
 
 static void publish_lock_drop(void)
 {
-	pthread_mutex_unlock(&publish_lock);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(&holds_publish, 0, __ATOMIC_RELAXED);
+	cp__marked_unlock(&publish_lock, &holds_publish);
 }
 
 /* A fork from a handler that interrupted this thread's publication: the
  * interrupted code still holds (or is taking) the lock and releases it. */
 static void atfork_prepare(void)
 {
-	int take = !__atomic_load_n(&holds_publish, __ATOMIC_RELAXED);
-	__atomic_store_n(&fork_took_publish, take, __ATOMIC_RELAXED);
+	int take = !atomic_load_explicit(&holds_publish, memory_order_relaxed);
+	atomic_store_explicit(&fork_took_publish, take, memory_order_relaxed);
 	if (take)
 		publish_lock_take();
 }
 static void atfork_release(void)
 {
-	if (__atomic_load_n(&fork_took_publish, __ATOMIC_RELAXED))
+	if (atomic_load_explicit(&fork_took_publish, memory_order_relaxed))
 		publish_lock_drop();
 }
 static int atfork_registered;

@@ -114,32 +114,27 @@ static struct {
  */
 static _Thread_local atomic_int in_pool;
 static _Thread_local atomic_uint forks_off_pool;
-_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "a handler reads in_pool");
 
 static int inside_pool(void)
 {
 	return atomic_load_explicit(&in_pool, memory_order_relaxed);
 }
 
-/* Set before pool.lock is taken, cleared after it is released: a handler on
- * this thread never finds the lock held by it and in_pool 0. */
+/* atfork.h's marked lock: a handler on this thread never finds pool.lock
+ * held by it and in_pool 0. */
 static void enter_pool(void)
 {
-	atomic_store_explicit(&in_pool, 1, memory_order_relaxed);
-	atomic_signal_fence(memory_order_seq_cst);
-	pthread_mutex_lock(&pool.lock);
+	cp__marked_lock(&pool.lock, &in_pool);
 }
 
 static void leave_mark(void)
 {
-	atomic_signal_fence(memory_order_seq_cst);
-	atomic_store_explicit(&in_pool, 0, memory_order_relaxed);
+	cp__marked_clear(&in_pool);
 }
 
 static void leave_pool(void)
 {
-	pthread_mutex_unlock(&pool.lock);
-	leave_mark();
+	cp__marked_unlock(&pool.lock, &in_pool);
 }
 
 static void wait_until_no_pending(void)
