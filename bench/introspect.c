@@ -76,6 +76,7 @@ void bench_policy_nt_from(size_t pages)
 		{ 0, cp__bands_pick(&saved_policy.hot, pages - 1) },
 		{ pages, cp__bands_pick(&saved_policy.cold, pages) } };
 	cp__bands_set(&low.any, rows, 2);
+	low.uncached = low.any;    /* the split as given, wherever the memory is */
 	cp__policy_publish(&low, "clearbench fault: mixed");
 }
 

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
+#include "residency.h"
 #include "state.h"
 
 #define CP_STR2(x) #x
@@ -31,30 +32,55 @@ int cp__check_pages(const void *addr, size_t npages)
 	return 0;
 }
 
-/* The three page calls: checks, then the kernel that `pick` chooses. */
-static inline int clear_checked(void *addr, size_t npages, cp__pick_fn pick)
+/* cp_clear_pages past its checks, and cp_clear's body: the band's kernel,
+ * or, from the extent where the cached and uncached bands part, the
+ * estimate's choice (common/residency.h). One comparison below it. */
+static inline void clear_any(void *addr, size_t npages)
+{
+	const struct cp__state *s = cp__state();
+	if (npages < s->policy.estimate_from_pages) {
+		cp__bands_pick(&s->policy.any, npages)->clear(addr, npages);
+		return;
+	}
+	struct cp__plan pl;
+	cp__plan_any(s, npages, &pl);
+	cp__plan_run(&pl, addr, npages);
+}
+
+int cp_clear_pages(void *addr, size_t npages)
 {
 	if (npages == 0)
 		return 0;
 	if (cp__check_pages(addr, npages))
 		return -EINVAL;
-	pick(npages)->clear(addr, npages);
+	clear_any(addr, npages);
 	return 0;
-}
-
-int cp_clear_pages(void *addr, size_t npages)
-{
-	return clear_checked(addr, npages, cp__pick);
 }
 
 int cp_clear_pages_hot(void *addr, size_t npages)
 {
-	return clear_checked(addr, npages, cp__pick_hot);
+	if (npages == 0)
+		return 0;
+	if (cp__check_pages(addr, npages))
+		return -EINVAL;
+	cp__pick_hot(npages)->clear(addr, npages);
+	return 0;
 }
 
+/* Non-temporal, unless the target is cached and any's band is temporal
+ * there: then a non-temporal store only evicts what is already cached. */
 int cp_clear_pages_cold(void *addr, size_t npages)
 {
-	return clear_checked(addr, npages, cp__pick_cold);
+	if (npages == 0)
+		return 0;
+	if (cp__check_pages(addr, npages))
+		return -EINVAL;
+	const struct cp__state *s = cp__state();
+	if (npages >= s->policy.cold_estimate_below_pages)
+		cp__bands_pick(&s->policy.cold, npages)->clear(addr, npages);
+	else
+		cp__clear_cold_estimated(s, addr, npages);
+	return 0;
 }
 
 /* Any address, any length: the whole pages inside through the dispatcher,
@@ -78,8 +104,7 @@ int cp_clear(void *addr, size_t len)
 	 * store in glibc's AVX-512 memset), and page-aligned blocks are the common case */
 	if (body != start)
 		memset(addr, 0, body - start);
-	size_t npages = (body_end - body) / CP_PAGE_SIZE;
-	cp__pick(npages)->clear((void *)body, npages);
+	clear_any((void *)body, (body_end - body) / CP_PAGE_SIZE);
 	if (end != body_end)
 		memset((void *)body_end, 0, end - body_end);
 	return 0;

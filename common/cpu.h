@@ -43,6 +43,8 @@ struct cp__cpu {
 	size_t l2_bytes;          /* per core */
 	size_t llc_bytes;         /* last level as seen by one core (per CCX on AMD) */
 	unsigned dczva_block_bytes; /* arm64: DC ZVA block, 0 when prohibited */
+	unsigned long long counter_hz; /* CP__F_COUNTER's rate: CNTFRQ_EL0, CPUID 0x15/0x16;
+				     0 unknown (hosted x86 measures it, common/residency.c) */
 };
 
 void cp__cpu_detect(struct cp__cpu *cpu);
@@ -59,9 +61,16 @@ struct cp__x86_cpuid {
 	unsigned l7s1_eax;                  /* leaf 7.1 EAX: FSRS */
 	unsigned e8_ebx;                    /* 0x80000008 EBX: CLZERO */
 	unsigned long long xcr0;            /* XGETBV(0), read only when OSXSAVE */
+	unsigned l1_edx;                    /* leaf 1 EDX: TSC */
+	unsigned e7_edx;                    /* 0x80000007 EDX: invariant TSC */
+	unsigned l15[3];                    /* leaf 0x15 EAX, EBX, ECX: TSC/crystal ratio, crystal Hz */
+	unsigned l16_eax;                   /* leaf 0x16 EAX: base MHz */
 };
 /* The CP__F_* of those leaves (not SIMD): pure, cp__cpu_detect calls it. */
 unsigned cp__x86_features(const struct cp__x86_cpuid *id);
+/* The TSC's rate from leaf 0x15 (or 0x16's base MHz, which the TSC runs at on
+ * the cores that report it); 0 where neither says. Pure. */
+unsigned long long cp__x86_counter_hz(const struct cp__x86_cpuid *id);
 #endif
 
 #endif

@@ -38,12 +38,15 @@
  *
  * Kernel choice with opts->kernel NULL: NEIGHBOURHOOD_LAST's hot range takes
  * cp__pick_hot(size of the range), every other range cp__pick(size of the
- * range) -- a page of CONVERGE or PAGE_AT_A_TIME is a range of one page.
+ * range) -- a page of CONVERGE or PAGE_AT_A_TIME is a range of one page --
+ * and, in the public calls, from the extent where the cached and uncached
+ * bands part, the residency estimate's choice per batch (residency.h).
  * Both apply CLEARPAGES_KERNEL. An explicit opts->kernel is used everywhere.
  */
 #include <errno.h>
 #include <stdint.h>
 #include "huge.h"
+#include "residency.h"
 #include "state.h"
 
 struct walk {
@@ -54,25 +57,27 @@ struct walk {
 	void (*between)(void *ctx);
 	void *ctx;
 	int called;                       /* a kernel call has run */
+	const struct cp__state *estimate; /* far ranges as cp_clear_pages, or NULL */
 };
 
 /* Clear pages [first, first + count), count may be 0; hot: the temporal pick. */
 static void run_range(struct walk *w, size_t first, size_t count, int hot)
 {
-	const struct cp_kernel *k;
+	struct cp__plan plan = { .kernel = w->kernel };
 	size_t chunk;
 
 	if (count == 0)
 		return;
-	k = w->kernel;
-	if (!k)
-		k = hot ? w->pick_hot(count) : w->pick(count);
+	if (!plan.kernel && !hot && w->estimate)
+		cp__plan_any(w->estimate, count, &plan);
+	else if (!plan.kernel)
+		plan.kernel = hot ? w->pick_hot(count) : w->pick(count);
 	while (count) {
 		chunk = (w->batch && w->batch < count) ? w->batch : count;
 		if (w->called && w->between)
 			w->between(w->ctx);
 		w->called = 1;
-		k->clear((void *)(w->base + first * (uintptr_t)CP_PAGE_SIZE), chunk);
+		cp__plan_run(&plan, (void *)(w->base + first * (uintptr_t)CP_PAGE_SIZE), chunk);
 		first += chunk;
 		count -= chunk;
 	}
@@ -117,9 +122,9 @@ static void hot_range_last(struct walk *w, size_t n, size_t h, size_t r)
 	run_range(w, 0, c, 0);
 }
 
-int cp__huge_clear(void *base, size_t npages, size_t hot_idx,
-		   const struct cp_huge_opts *opts,
-		   cp__pick_fn pick, cp__pick_fn pick_hot)
+static int huge_clear(void *base, size_t npages, size_t hot_idx,
+		      const struct cp_huge_opts *opts,
+		      cp__pick_fn pick, cp__pick_fn pick_hot, int estimate)
 {
 	static const struct cp_huge_opts defaults = CP_HUGE_OPTS_INIT;
 	struct walk w;
@@ -146,6 +151,7 @@ int cp__huge_clear(void *base, size_t npages, size_t hot_idx,
 	w.between = opts->between;
 	w.ctx = opts->ctx;
 	w.called = 0;
+	w.estimate = estimate ? cp__state() : NULL;
 
 	switch (opts->order) {
 	case CP_ORDER_NEIGHBOURHOOD_LAST:
@@ -168,13 +174,20 @@ int cp__huge_clear(void *base, size_t npages, size_t hot_idx,
 	return 0;
 }
 
+int cp__huge_clear(void *base, size_t npages, size_t hot_idx,
+		   const struct cp_huge_opts *opts,
+		   cp__pick_fn pick, cp__pick_fn pick_hot)
+{
+	return huge_clear(base, npages, hot_idx, opts, pick, pick_hot, 0);
+}
+
 int cp_clear_huge_opts(void *base, size_t npages, size_t hot_idx,
 		       const struct cp_huge_opts *opts)
 {
-	return cp__huge_clear(base, npages, hot_idx, opts, cp__pick, cp__pick_hot);
+	return huge_clear(base, npages, hot_idx, opts, cp__pick, cp__pick_hot, 1);
 }
 
 int cp_clear_huge(void *base, size_t npages, size_t hot_idx)
 {
-	return cp__huge_clear(base, npages, hot_idx, NULL, cp__pick, cp__pick_hot);
+	return huge_clear(base, npages, hot_idx, NULL, cp__pick, cp__pick_hot, 1);
 }

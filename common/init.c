@@ -36,6 +36,7 @@
 #include "profile.h"
 #include "profile_file.h"
 #include "select.h"
+#include "residency.h"
 #include "state.h"
 
 #ifndef CP_SYSCONFDIR
@@ -228,6 +229,7 @@ static void init(void)
 	struct cp__decide_in in = { .cpu = &cpu };
 	read_environment(&in);
 	cp__cpu_detect(&cpu);
+	cp__counter_calibration_start();   /* published with the state below */
 	if (cp__state_decide(&in, &initial))
 		msg("CLEARPAGES_KERNEL: '%s' is not a usable kernel here; ignored", in.forced_name);
 
@@ -293,7 +295,9 @@ static int publish(const struct cp__state *base, const struct cp__policy *p, con
 
 int cp__policy_publish(const struct cp__policy *policy, const char *source)
 {
-	return publish(cp__state(), policy, source);
+	struct cp__policy p = *policy;
+	cp__policy_finish(&p);     /* a hand-made policy's derived fields */
+	return publish(cp__state(), &p, source);
 }
 
 int cp_set_profile(const char *path)

@@ -72,6 +72,7 @@
 #include <unistd.h>
 #include "atfork.h"
 #include "parallel.h"
+#include "residency.h"
 #include "state.h"
 
 #define POOL_MAX_WORKERS 255u
@@ -82,7 +83,7 @@ struct worker {
 	pthread_cond_t wake;
 	void *addr;                /* the share; npages 0 = nothing to do */
 	size_t npages;
-	const struct cp_kernel *kernel;   /* the whole extent's kernel */
+	struct cp__plan plan;             /* the whole extent's (residency.h) */
 	int stop;                  /* leave worker_main (the library is going away) */
 };
 
@@ -149,7 +150,7 @@ static void worker_clear(const struct worker *w, cpu_set_t *mine)
 {
 	void *addr = w->addr;
 	size_t npages = w->npages;
-	const struct cp_kernel *kernel = w->kernel;
+	struct cp__plan plan = w->plan;
 	cpu_set_t want;
 	int move = pool.cpus_known && !CPU_EQUAL(mine, &pool.cpus);
 	if (move)
@@ -157,7 +158,7 @@ static void worker_clear(const struct worker *w, cpu_set_t *mine)
 	pthread_mutex_unlock(&pool.lock);
 	if (move && pthread_setaffinity_np(pthread_self(), sizeof(want), &want) == 0)
 		*mine = want;
-	kernel->clear(addr, npages);
+	cp__plan_run(&plan, addr, npages);
 	pthread_mutex_lock(&pool.lock);
 }
 
@@ -334,12 +335,12 @@ static void __attribute__((destructor)) pool_shutdown(void)
 	}
 }
 
-/* One splitting call: the extent, its kernel and the caller's CPUs. */
+/* One splitting call: the extent, its plan and the caller's CPUs. */
 struct call {
 	unsigned char *addr;
 	size_t npages;
 	unsigned shares;           /* reduced to what the pool could serve */
-	const struct cp_kernel *kernel;
+	struct cp__plan plan;
 	int cpus_known;
 	cpu_set_t cpus;
 };
@@ -380,7 +381,7 @@ static unsigned long long hand_out_shares(struct call *c)
 	for (unsigned i = 1; i < c->shares; i++) {
 		struct worker *w = &pool.workers[i - 1];
 		share_of(c, i, &w->addr, &w->npages);
-		w->kernel = c->kernel;
+		w->plan = c->plan;
 		pthread_cond_signal(&w->wake);
 	}
 	return call;
@@ -393,13 +394,13 @@ static void split_and_clear(struct call *c)
 	unsigned long long call = hand_out_shares(c);
 	leave_pool();
 	if (call == 0) {
-		c->kernel->clear(c->addr, c->npages);
+		cp__plan_run(&c->plan, c->addr, c->npages);
 		return;
 	}
 	void *share_addr;
 	size_t share_pages;
 	share_of(c, 0, &share_addr, &share_pages);
-	c->kernel->clear(share_addr, share_pages);    /* outside the pool: see the top */
+	cp__plan_run(&c->plan, share_addr, share_pages);   /* outside the pool: see the top */
 
 	enter_pool();
 	while (pool.finished < call)
@@ -432,10 +433,12 @@ int cp__clear_pages_parallel_min(void *addr, size_t npages, unsigned nthreads,
 		return 0;
 	if (cp__check_pages(addr, npages))
 		return -EINVAL;
-	/* One kernel for every share, chosen for the whole extent: the shares
-	 * together write all of it through the caches they share. (Picking here
-	 * also initialises the library on the caller's thread.) */
-	struct call c = { .addr = addr, .npages = npages, .kernel = cp__pick(npages) };
+	/* One plan for every share, made for the whole extent: the shares
+	 * together write all of it through the caches they share; each share
+	 * estimates where its own part is, per batch. (Planning here also
+	 * initialises the library on the caller's thread.) */
+	struct call c = { .addr = addr, .npages = npages };
+	cp__plan_any(cp__state(), npages, &c.plan);
 	int cpus_read = nthreads == 0;
 	if (cpus_read) {
 		read_caller_cpus(&c);
@@ -446,7 +449,7 @@ int cp__clear_pages_parallel_min(void *addr, size_t npages, unsigned nthreads,
 	if (c.shares > POOL_MAX_WORKERS + 1)
 		c.shares = POOL_MAX_WORKERS + 1;
 	if (c.shares <= 1 || inside_pool()) {
-		c.kernel->clear(addr, npages);   /* small, or inside the pool already */
+		cp__plan_run(&c.plan, addr, npages);   /* small, or inside the pool already */
 		return 0;
 	}
 	if (!cpus_read)

@@ -1,12 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The extent policy: ordered lists of extent bands, [from_pages, kernel]
- * ascending, the first from 0. Three lists, because three calls choose:
- *   any   cp_clear_pages, cp_clear's body, the huge orders' far ranges
- *   hot   temporal kernels only: cp_clear_pages_hot, the hot range
- *   cold  non-temporal kernels only: cp_clear_pages_cold
- * plus the parallel split. Built by common/select.c; part of the published
- * state (common/state.h), so never written once a reader can see it.
+ * ascending, the first from 0. Four lists, for three calls and two kinds of
+ * memory:
+ *   any       cp_clear_pages, cp_clear's body, the huge orders' far ranges and
+ *             parallel shares, on memory in the caches
+ *   uncached  the same calls on memory that is not (common/residency.c tells)
+ *   hot       temporal kernels only: cp_clear_pages_hot, the hot range
+ *   cold      non-temporal kernels only: cp_clear_pages_cold on memory that is
+ *             not cached; on cached memory it takes any's kernel where that is
+ *             temporal (a non-temporal store of a cached line saves nothing)
+ * plus the residency threshold and the parallel split. Built by
+ * common/select.c; part of the published state (common/state.h), so never
+ * written once a reader can see it.
  */
 #ifndef CP_POLICY_H
 #define CP_POLICY_H
@@ -31,7 +37,14 @@ struct cp__bands {
 };
 
 struct cp__policy {
-	struct cp__bands any, hot, cold;
+	struct cp__bands any, hot, cold, uncached;
+	/* A temporal clear of the first chunk at this rate or faster (MB/s,
+	 * 10^6 bytes/s) says the target is cached; 0 = never estimate. */
+	unsigned cached_min_mbps;
+	/* Derived by cp__policy_finish: the smallest extent at which any and
+	 * uncached differ (CP__BAND_UNUSED: never), and the extent below which
+	 * cold may meet a temporal any band (0: never). */
+	size_t estimate_from_pages, cold_estimate_below_pages;
 	/* Smallest share cp_clear_pages_parallel gives a thread; 0 = never split. */
 	size_t parallel_min_share_pages;
 };
@@ -64,5 +77,9 @@ static inline size_t cp__policy_nt_from(const struct cp__policy *p)
 			return p->any.band[i].from_pages;
 	return CP__BAND_UNUSED;
 }
+
+/* The derived fields of p from its bands and threshold (select.c; anything
+ * that builds a policy by hand calls it before publishing). */
+void cp__policy_finish(struct cp__policy *p);
 
 #endif

@@ -22,15 +22,17 @@ enum key {
 	K_VERSION, K_ARCH,
 	K_SMALL, K_SMALL_BELOW, K_TEMPORAL, K_NT_FROM, K_NONTEMPORAL,   /* version 1 */
 	K_CPU, K_BAND, K_PARALLEL, K_END,                              /* version 2 */
+	K_UNCACHED_BAND, K_CACHED_MIN_MBPS,                            /* version 3 */
 	NKEYS
 };
 static const char *const key_names[NKEYS] = {
 	"version", "arch", "small", "small_below", "temporal", "nt_from", "nontemporal",
-	"cpu", "band", "parallel", "end",
+	"cpu", "band", "parallel", "end", "uncached_band", "cached_min_mbps",
 };
 #define V1_KEYS ((1u << K_SMALL) | (1u << K_SMALL_BELOW) | (1u << K_TEMPORAL) | \
 		 (1u << K_NT_FROM) | (1u << K_NONTEMPORAL))
 #define V2_KEYS ((1u << K_CPU) | (1u << K_BAND) | (1u << K_PARALLEL) | (1u << K_END))
+#define V3_KEYS ((1u << K_UNCACHED_BAND) | (1u << K_CACHED_MIN_MBPS))
 
 struct parse {
 	const struct cp__kernel_list *usable;
@@ -167,24 +169,24 @@ static int cpu_value(struct parse *ps, struct span rest)
 	return 0;
 }
 
-static int band_value(struct parse *ps, struct span rest)
+/* band (or uncached_band) FROM KERNEL, appended to bands[*n]. */
+static int band_value(struct parse *ps, struct span rest, struct cp__band *bands, unsigned *n)
 {
-	struct cp__profile *p = ps->p;
 	struct span from = next_word(&rest), kernel = next_word(&rest);
 	if (!kernel.len)
 		return fail(ps, "band needs a size and a kernel");
 	if (next_word(&rest).len)
 		return fail(ps, "more than two values");
-	if (p->nbands == CP__MAX_BANDS)
+	if (*n == CP__MAX_BANDS)
 		return fail(ps, "more than 8 bands");
-	struct cp__band *b = &p->bands[p->nbands];
+	struct cp__band *b = &bands[*n];
 	if (pages_value(ps, from, &b->from_pages) || kernel_value(ps, kernel, -1, &b->kernel))
 		return -EINVAL;
-	if (p->nbands == 0 && b->from_pages != 0)
+	if (*n == 0 && b->from_pages != 0)
 		return fail(ps, "the first band must start at 0");
-	if (p->nbands && b->from_pages <= p->bands[p->nbands - 1].from_pages)
+	if (*n && b->from_pages <= bands[*n - 1].from_pages)
 		return fail(ps, "bands must be in ascending order");
-	p->nbands++;
+	(*n)++;
 	return 0;
 }
 
@@ -194,7 +196,9 @@ static int apply_key(struct parse *ps, enum key k, struct span rest)
 	if (k == K_CPU)
 		return cpu_value(ps, rest);
 	if (k == K_BAND)
-		return band_value(ps, rest);
+		return band_value(ps, rest, p->bands, &p->nbands);
+	if (k == K_UNCACHED_BAND)
+		return band_value(ps, rest, p->uncached, &p->nuncached);
 	struct span v = next_word(&rest);
 	if (k == K_END) {
 		if (v.len)
@@ -211,6 +215,8 @@ static int apply_key(struct parse *ps, enum key k, struct span rest)
 			p->version = 1;
 		else if (span_is(v, "2"))
 			p->version = 2;
+		else if (span_is(v, "3"))
+			p->version = 3;
 		else
 			return fail(ps, "unsupported version");
 		return 0;
@@ -225,6 +231,11 @@ static int apply_key(struct parse *ps, enum key k, struct span rest)
 		if (pages_value(ps, v, &p->parallel_min_share_pages))
 			return -EINVAL;
 		return p->parallel_min_share_pages ? 0 : fail(ps, "parallel 0: write 'none'");
+	case K_CACHED_MIN_MBPS:
+		p->has_cached_min_mbps = 1;
+		if (number_value(v, &p->cached_min_mbps))
+			return fail(ps, "cached_min_mbps needs a number (MB/s; 0: never estimate)");
+		return 0;
 	case K_SMALL:        return kernel_value(ps, v, 0, &p->small);
 	case K_TEMPORAL:     return kernel_value(ps, v, 0, &p->temporal);
 	case K_NONTEMPORAL:  return kernel_value(ps, v, 1, &p->nontemporal);
@@ -255,10 +266,11 @@ static int parse_line(struct parse *ps, const char *line, size_t len)
 		return fail(ps, "unknown key");
 	if (k != K_VERSION && !(ps->seen & (1u << K_VERSION)))
 		return fail(ps, "the first key must be 'version'");
-	if ((ps->p->version == 1 && ((1u << k) & V2_KEYS)) ||
-	    (ps->p->version == 2 && ((1u << k) & V1_KEYS)))
+	if ((ps->p->version == 1 && ((1u << k) & (V2_KEYS | V3_KEYS))) ||
+	    (ps->p->version == 2 && ((1u << k) & (V1_KEYS | V3_KEYS))) ||
+	    (ps->p->version == 3 && ((1u << k) & V1_KEYS)))
 		return fail(ps, "unknown key");
-	if ((ps->seen & (1u << k)) && k != K_BAND)
+	if ((ps->seen & (1u << k)) && k != K_BAND && k != K_UNCACHED_BAND)
 		return fail(ps, "key given twice");
 	ps->seen |= 1u << k;
 	if (k >= K_SMALL && k <= K_NONTEMPORAL)

@@ -23,13 +23,19 @@ struct cp__profile_cpu {
 };
 
 struct cp__profile {
-	unsigned version;         /* 1 or 2 */
+	unsigned version;         /* 1, 2 or 3 */
 	int has_cpu;              /* version 2 always has one */
 	struct cp__profile_cpu cpu;
 	unsigned nbands;          /* version 2: 1 .. CP__MAX_BANDS */
 	struct cp__band bands[CP__MAX_BANDS];
 	int has_parallel;
 	size_t parallel_min_share_pages;   /* 0 = never split */
+	/* version 3: bands for uncached targets (none: derived from band's, as
+	 * the generic rule does) and the residency threshold */
+	unsigned nuncached;
+	struct cp__band uncached[CP__MAX_BANDS];
+	int has_cached_min_mbps;
+	unsigned cached_min_mbps;
 	/* version 1: the three-band keys, each optional (bit set when given) */
 	unsigned v1_given;        /* 1 << enum cp__v1_key */
 	size_t small_below_pages, nt_from_pages;

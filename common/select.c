@@ -17,6 +17,19 @@
  *    VMs report the whole package's L3 (300-480 MiB), while one core's
  *    temporal stores already fall behind non-temporal ones at 64 MiB.
  *  - shares of 8 MiB for parallel clears: no measured host lost there.
+ * For memory that is not in the caches (the uncached bands, every source
+ * that names none): the same rows, but non-temporal from the L2 size one
+ * core has, if not before. There every temporal store misses and pays a
+ * read-for-ownership, and a caller about to use the memory finds at most an
+ * L2's worth of it still cached after the clear: on the Intel VM
+ * (bench/results/intel-family6-model167/) cold, then written, temporal won to
+ * 1 MiB and non-temporal from 4 MiB; L2 is 2 MiB. Cold alone, non-temporal
+ * won from 4 KiB, but cp_clear_pages does not know the memory will not be
+ * used, so it keeps the rows that serve the "then written" case.
+ * The residency threshold (cached_min_mbps): 16000 MB/s, where the built-in
+ * profile gives none. On the Intel VM a 16 KiB temporal chunk ran at
+ * 22-28 GB/s on an LLC-resident target and 7.9-9.5 on a cold one; 16 GB/s
+ * is near their geometric mean (SPR and EMR, from their sweeps: 17 and 11.5).
  * Then, for every source: cp_clear_pages_hot keeps the temporal rows (a
  * non-temporal band takes the temporal kernel before it), _cold the
  * non-temporal ones (a temporal band takes the non-temporal kernel after it);
@@ -28,6 +41,7 @@
 
 #define GENERIC_NT_CAP_PAGES    ((size_t)64 << 20 >> 12)
 #define GENERIC_SHARE_PAGES     ((size_t)8 << 20 >> 12)
+#define GENERIC_CACHED_MIN_MBPS 16000
 
 static int is_nt(const struct cp_kernel *k)
 {
@@ -123,6 +137,60 @@ static void derive_hot_cold(const struct cp__select_in *in, struct cp__policy *p
 	cp__bands_set(&p->cold, cold, n);
 }
 
+/* The uncached bands from any (header comment): any's rows below the L2
+ * size, then any's first non-temporal kernel (or the generic one) from the
+ * L2 size, then any's non-temporal rows after it. */
+static void derive_uncached(const struct cp__select_in *in, struct cp__policy *p)
+{
+	struct cp__band rows[CP__MAX_BANDS], out[CP__MAX_BANDS + 1];
+	unsigned n = bands_rows(&p->any, rows), m = 0;
+	size_t l2 = in->cpu->l2_bytes / CP_PAGE_SIZE;
+	const struct cp_kernel *nt = NULL;
+	for (unsigned i = 0; i < n && !nt; i++)
+		if (is_nt(rows[i].kernel))
+			nt = rows[i].kernel;
+	if (!nt)
+		nt = generic_pick(in, 1);
+	if (l2 < 1)
+		l2 = 1;
+	for (unsigned i = 0; i < n && rows[i].from_pages < l2; i++)
+		out[m++] = rows[i];
+	if (!m || !is_nt(out[m - 1].kernel))
+		out[m++] = (struct cp__band){ l2, nt };
+	for (unsigned i = 0; i < n; i++)
+		if (rows[i].from_pages > l2 && is_nt(rows[i].kernel) && m < CP__MAX_BANDS)
+			out[m++] = rows[i];
+	cp__bands_set(&p->uncached, out, m < CP__MAX_BANDS ? m : CP__MAX_BANDS);
+}
+
+/* The smallest extent from which two band lists pick differently. */
+static size_t first_difference(const struct cp__bands *a, const struct cp__bands *b)
+{
+	size_t best = CP__BAND_UNUSED;
+	if (a->band[0].kernel != b->band[0].kernel)
+		return 0;
+	for (unsigned i = 1; i < CP__MAX_BANDS; i++) {
+		size_t fa = a->band[i].from_pages, fb = b->band[i].from_pages;
+		if (fa != CP__BAND_UNUSED && fa < best && cp__bands_pick(a, fa) != cp__bands_pick(b, fa))
+			best = fa;
+		if (fb != CP__BAND_UNUSED && fb < best && cp__bands_pick(a, fb) != cp__bands_pick(b, fb))
+			best = fb;
+	}
+	return best;
+}
+
+void cp__policy_finish(struct cp__policy *p)
+{
+	p->estimate_from_pages = CP__BAND_UNUSED;
+	p->cold_estimate_below_pages = 0;
+	if (!p->cached_min_mbps)
+		return;
+	p->estimate_from_pages = first_difference(&p->any, &p->uncached);
+	p->cold_estimate_below_pages = cp__policy_nt_from(p);
+	if (p->cold_estimate_below_pages == CP__BAND_UNUSED)
+		p->cold_estimate_below_pages = CP__BAND_UNUSED - 1;   /* any never goes NT */
+}
+
 /* A built-in row's kernel, or the generic choice of its class where that
  * kernel is unknown here, disabled, or ranked by features this CPU lacks or
  * the caller masked (a rep_stosb row under CLEARPAGES_DISABLE=erms,fsrm): the
@@ -150,6 +218,7 @@ static void defaults_builtin(const struct cp__select_in *in, const struct cp__bu
 	}
 	cp__bands_set(&p->any, rows, n);
 	p->parallel_min_share_pages = b->parallel_min_share_pages;
+	p->cached_min_mbps = b->cached_min_mbps ? b->cached_min_mbps : GENERIC_CACHED_MIN_MBPS;
 }
 
 static void defaults_generic(const struct cp__select_in *in, struct cp__policy *p)
@@ -168,6 +237,7 @@ static void defaults_generic(const struct cp__select_in *in, struct cp__policy *
 	rows[n++] = (struct cp__band){ nt_from, generic_pick(in, 1) };
 	cp__bands_set(&p->any, rows, n);
 	p->parallel_min_share_pages = GENERIC_SHARE_PAGES;
+	p->cached_min_mbps = GENERIC_CACHED_MIN_MBPS;
 }
 
 /* The three-band view a version-1 profile edits: its keys replace these. */
@@ -232,24 +302,37 @@ const struct cp__builtin *cp__select(const struct cp__select_in *in, struct cp__
 	else
 		defaults_generic(in, out);
 	derive_hot_cold(in, out);
-	if (in->has_nt_threshold)
+	derive_uncached(in, out);
+	if (in->has_nt_threshold) {
+		/* the caller said where non-temporal stores begin: whatever the memory */
 		apply_nt_threshold(in->nt_threshold_pages, out);
+		out->uncached = out->any;
+	}
 
 	const struct cp__profile *pr = in->profile;
 	if (pr && pr->version >= 2) {
 		cp__bands_set(&out->any, pr->bands, pr->nbands);
 		derive_hot_cold(in, out);
+		derive_uncached(in, out);
+		cp__bands_set(&out->uncached, pr->uncached, pr->nuncached);   /* v3, when given */
 	} else if (pr) {
 		apply_v1(pr, out);
+		derive_uncached(in, out);
 	}
 	if (pr && pr->has_parallel)
 		out->parallel_min_share_pages = pr->parallel_min_share_pages;
+	if (pr && pr->has_cached_min_mbps)
+		out->cached_min_mbps = pr->cached_min_mbps;
 
 	if (in->forced) {
 		struct cp__band f = { 0, in->forced };
 		cp__bands_set(&out->any, &f, 1);
 		cp__bands_set(&out->hot, &f, 1);
 		cp__bands_set(&out->cold, &f, 1);
+		cp__bands_set(&out->uncached, &f, 1);
 	}
+	if (!(in->cpu->features & CP__F_COUNTER))
+		out->cached_min_mbps = 0;        /* nothing to time with: extent alone */
+	cp__policy_finish(out);
 	return b;
 }

@@ -26,6 +26,7 @@ struct cp__builtin {
 	unsigned nbands;
 	struct cp__builtin_band bands[CP__MAX_BANDS];
 	size_t parallel_min_share_pages;        /* 0 = never split */
+	unsigned cached_min_mbps;               /* residency threshold; 0: the generic one */
 };
 extern const struct cp__builtin cp__builtins[];
 extern const size_t cp__builtins_len;

@@ -334,6 +334,7 @@ Test(parallel, shares_use_the_whole_extents_kernel)
 	cp__bands_set(&policy.any, rows, 2);
 	cp__bands_set(&policy.hot, rows, 1);
 	cp__bands_set(&policy.cold, rows + 1, 1);
+	policy.uncached = policy.any;      /* no residency estimate: the bands alone */
 	cp__policy_publish(&policy, "test");
 	check_with(clear_small_shares, &g, 1, BIG_PAGES, 8);       /* shares < crossover */
 	cr_assert_eq(temporal_calls, 0, "%u shares took the temporal kernel", temporal_calls);
@@ -381,6 +382,7 @@ static void assert_workers_ran_with(struct guarded *g, const cpu_set_t *cpus, co
 	cp__bands_set(&policy.any, &row, 1);
 	cp__bands_set(&policy.hot, &row, 1);
 	cp__bands_set(&policy.cold, &row, 1);
+	cp__bands_set(&policy.uncached, &row, 1);
 	cp__policy_publish(&policy, "test");
 	nrecords = 0;
 	check_parallel(g, 0, BIG_PAGES, 4);

@@ -171,10 +171,22 @@ DEFINE_MRS(read_midr, "midr_el1")
 DEFINE_MRS(read_pfr0, "id_aa64pfr0_el1")
 DEFINE_MRS(read_isar2, "S3_0_C0_C6_2")
 DEFINE_MRS(read_dczid, "dczid_el0")
+DEFINE_MRS(read_cntfrq, "cntfrq_el0")
+
+/* CNTVCT_EL0 ticks at CNTFRQ_EL0, which EL0 may read on Linux (and the
+ * kernel traps and emulates where an erratum needs it): COUNTER whenever the
+ * frequency is set. */
+static void counter_detect(struct cp__cpu *cpu)
+{
+	cpu->counter_hz = read_cntfrq() & 0xffffffffu;
+	if (cpu->counter_hz)
+		cpu->features |= CP__F_COUNTER;
+}
 
 void cp__cpu_detect_mrs(struct cp__cpu *cpu)
 {
 	cp__cpu_from_regs(cpu, read_midr(), read_pfr0(), read_isar2(), read_dczid());
+	counter_detect(cpu);
 }
 
 #if !__STDC_HOSTED__
@@ -291,6 +303,7 @@ void cp__cpu_detect(struct cp__cpu *cpu)
 	if (arm64_sys && !read_line(MIDR_PATH, buf, sizeof(buf)))
 		sscanf(buf, "%llx", &midr);
 	cp__cpu_from_regs(cpu, midr, pfr0, isar2, read_dczid());
+	counter_detect(cpu);
 
 	cpu->features &= ~(unsigned)(CP__F_SVE | CP__F_MOPS);
 	if (hwcap & HWCAP_SVE)

@@ -9,7 +9,9 @@
  * (1 ECX[28]), OSXSAVE (1 ECX[27]) and XCR0 holding SSE and AVX state (bits
  * 1-2), AVX512 (AVX512F, 7.0 EBX[16]) only with all that and XCR0's opmask,
  * ZMM_Hi256 and Hi16_ZMM (bits 5-7), CLZERO (0x80000008 EBX[0]); SIMD (the pseudo-feature of
- * the vector kernels, features.def) always.
+ * the vector kernels, features.def) always; COUNTER with a TSC (1 EDX[4]) that
+ * is invariant (0x80000007 EDX[8]: a steady rate across P-states and idle),
+ * and, hosted, only where prctl(PR_GET_TSC) says user code may read it.
  * Identity: display family/model/stepping from leaf 1 EAX; the
  * microarchitecture's name and the preference bits from vendor, family, model
  * and features (cp__cpu_identify, a pure function: tests describe CPUs to it).
@@ -22,6 +24,9 @@
  */
 #include <cpuid.h>
 #include "cpu.h"
+#if __STDC_HOSTED__
+#include <sys/prctl.h>
+#endif
 
 #define DEFAULT_L2_BYTES  (1u << 20)        /* 1 MiB: common on recent cores */
 #define DEFAULT_LLC_BYTES (32u << 20)       /* 32 MiB: one Zen 3 CCX */
@@ -78,7 +83,17 @@ unsigned cp__x86_features(const struct cp__x86_cpuid *id)
 		f |= CP__F_AVX512;
 	if (BIT(id->e8_ebx, 0))
 		f |= CP__F_CLZERO;
+	if (BIT(id->l1_edx, 4) && BIT(id->e7_edx, 8))
+		f |= CP__F_COUNTER;
 	return f;
+}
+
+unsigned long long cp__x86_counter_hz(const struct cp__x86_cpuid *id)
+{
+	/* 0x15: TSC = crystal * EBX / EAX; ECX, the crystal, is 0 on some parts */
+	if (id->l15[0] && id->l15[1] && id->l15[2])
+		return (unsigned long long)id->l15[2] * id->l15[1] / id->l15[0];
+	return (unsigned long long)(id->l16_eax & 0xffff) * 1000000;
 }
 
 static int vendor_is_amd(const char *vendor)
@@ -225,6 +240,7 @@ void cp__cpu_detect(struct cp__cpu *cpu)
 		cpuid(1, 0, r);
 		decode_signature(cpu, r[0]);
 		id.l1_ecx = r[2];
+		id.l1_edx = r[3];
 		if (OSXSAVE(id.l1_ecx))     /* XGETBV is allowed */
 			id.xcr0 = xgetbv0();
 	}
@@ -236,14 +252,32 @@ void cp__cpu_detect(struct cp__cpu *cpu)
 			id.l7s1_eax = r[0];
 		}
 	}
+	if (max_leaf >= 0x15) {
+		cpuid(0x15, 0, r);
+		id.l15[0] = r[0], id.l15[1] = r[1], id.l15[2] = r[2];
+	}
+	if (max_leaf >= 0x16) {
+		cpuid(0x16, 0, r);
+		id.l16_eax = r[0];
+	}
 
 	cpuid(0x80000000, 0, r);
 	unsigned max_ext = r[0];
+	if (max_ext >= 0x80000007) {
+		cpuid(0x80000007, 0, r);
+		id.e7_edx = r[3];
+	}
 	if (max_ext >= 0x80000008) {
 		cpuid(0x80000008, 0, r);
 		id.e8_ebx = r[1];
 	}
 	cpu->features |= cp__x86_features(&id);
+	cpu->counter_hz = cp__x86_counter_hz(&id);
+#if __STDC_HOSTED__
+	int tsc_mode = 0;      /* PR_TSC_SIGSEGV: reading it would kill the caller */
+	if (prctl(PR_GET_TSC, &tsc_mode, 0, 0, 0) == 0 && tsc_mode != PR_TSC_ENABLE)
+		cpu->features &= ~(unsigned)CP__F_COUNTER;
+#endif
 	if (max_ext >= 0x80000004)
 		brand_string(cpu);
 	if (!cpu->model[0])

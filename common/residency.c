@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The residency estimate and the clears it steers (the strategy and its
+ * numbers: residency.h). The pure parts, cp__timing_for and
+ * cp__residency_verdict, are what the tests feed described hosts' timings.
+ */
+#include "residency.h"
+#include "state.h"
+
+#ifndef CLEARPAGES_FREESTANDING
+#include <time.h>
+#endif
+
+int cp__timing_for(unsigned mbps, unsigned long long hz, size_t min_pages,
+		   struct cp__timing *out)
+{
+	out->chunk_pages = 0;
+	out->limit_ticks = 0;
+	if (!mbps || !hz || !min_pages)
+		return 0;
+	for (size_t pages = min_pages; pages <= CP__RESIDENCY_MAX_CHUNK_PAGES; pages *= 2) {
+		/* bytes / (mbps * 10^6 B/s) seconds, in ticks; 128 bits: hz up to 2^64 */
+		unsigned __int128 num = (unsigned __int128)pages * CP_PAGE_SIZE * hz;
+		uint64_t limit = (uint64_t)(num / ((unsigned long long)mbps * 1000000u));
+		if (limit >= CP__RESIDENCY_MIN_TICKS) {
+			out->chunk_pages = pages;
+			out->limit_ticks = limit;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int cp__residency_verdict(const struct cp__timing *t, const uint64_t *ticks, unsigned n)
+{
+	if (n == 0)
+		return CP__TIME_ANOTHER;
+	if (ticks[n - 1] <= t->limit_ticks)
+		return CP__CACHED;          /* one fast chunk: a cold target cannot fake it */
+	return n >= 2 ? CP__UNCACHED : CP__TIME_ANOTHER;
+}
+
+/* ---- the counter's rate ---- */
+
+#ifndef CLEARPAGES_FREESTANDING
+static uint64_t calib_ticks0, calib_ns0;   /* written before the first state is published */
+static unsigned long long calibrated_hz;    /* 0, then the one measured value */
+#define CALIB_MIN_NS 2000000ull             /* 2 ms: clock resolution is ~tens of ns */
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_MONOTONIC, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+#endif
+
+void cp__counter_calibration_start(void)
+{
+#ifndef CLEARPAGES_FREESTANDING
+	calib_ns0 = now_ns();
+	calib_ticks0 = cp__counter_read();
+#endif
+}
+
+unsigned long long cp__counter_hz(const struct cp__state *s)
+{
+	if (!(s->features & CP__F_COUNTER))
+		return 0;
+	if (s->cpu.counter_hz)
+		return s->cpu.counter_hz;
+#ifndef CLEARPAGES_FREESTANDING
+	unsigned long long hz = __atomic_load_n(&calibrated_hz, __ATOMIC_RELAXED);
+	if (hz || !calib_ns0)
+		return hz;
+	uint64_t ns = now_ns(), ticks = cp__counter_read();
+	if (ns < calib_ns0 + CALIB_MIN_NS || ticks <= calib_ticks0)
+		return 0;
+	hz = (unsigned long long)((unsigned __int128)(ticks - calib_ticks0) * 1000000000u /
+				  (ns - calib_ns0));
+	unsigned long long none = 0;
+	/* racers measure nearly the same; the first one published stays */
+	if (!__atomic_compare_exchange_n(&calibrated_hz, &none, hz, 0, __ATOMIC_RELAXED,
+					 __ATOMIC_RELAXED))
+		hz = none;
+	return hz;
+#else
+	return 0;
+#endif
+}
+
+/* ---- plans ---- */
+
+static int is_nt(const struct cp_kernel *k)
+{
+	return (k->flags & CP_NONTEMPORAL) != 0;
+}
+
+/* Estimate between temporal `cached` and `uncached` where the counter allows. */
+static void plan_pair(const struct cp__state *s, const struct cp_kernel *cached,
+		      const struct cp_kernel *uncached, struct cp__plan *out)
+{
+	if (cached == uncached || is_nt(cached))
+		return;        /* a non-temporal chunk's time says nothing of the caches */
+	if (cp__timing_for(s->policy.cached_min_mbps, cp__counter_hz(s),
+			   CP__RESIDENCY_CHUNK_PAGES, &out->timing)) {
+		out->untimed_cached = out->kernel == cached;
+		out->kernel = cached;
+		out->uncached = uncached;
+	}
+}
+
+void cp__plan_any(const struct cp__state *s, size_t extent, struct cp__plan *out)
+{
+	out->kernel = cp__bands_pick(&s->policy.any, extent);
+	out->uncached = NULL;
+	if (extent >= s->policy.estimate_from_pages)
+		plan_pair(s, out->kernel, cp__bands_pick(&s->policy.uncached, extent), out);
+}
+
+void cp__plan_cold(const struct cp__state *s, size_t extent, struct cp__plan *out)
+{
+	out->kernel = cp__bands_pick(&s->policy.cold, extent);
+	out->uncached = NULL;
+	if (extent < s->policy.cold_estimate_below_pages)
+		plan_pair(s, cp__bands_pick(&s->policy.any, extent), out->kernel, out);
+}
+
+void cp__plan_run(const struct cp__plan *pl, void *addr, size_t npages)
+{
+	if (!pl->uncached) {
+		pl->kernel->clear(addr, npages);
+		return;
+	}
+	char *p = addr;
+	size_t chunk = pl->timing.chunk_pages;
+	int cached = pl->untimed_cached;
+	while (npages) {
+		size_t batch = npages < CP__RESIDENCY_BATCH_PAGES ? npages : CP__RESIDENCY_BATCH_PAGES;
+		uint64_t ticks[2];
+		unsigned timed = 0;
+		int verdict = CP__TIME_ANOTHER;
+		/* leave the verdict's kernel a part of the batch; a tail too short
+		 * to time keeps the last batch's verdict */
+		while (verdict == CP__TIME_ANOTHER && batch > chunk) {
+			uint64_t t0 = cp__counter_read();
+			pl->kernel->clear(p, chunk);
+			ticks[timed++] = cp__counter_read() - t0;
+			p += chunk * CP_PAGE_SIZE;
+			batch -= chunk;
+			npages -= chunk;
+			verdict = cp__residency_verdict(&pl->timing, ticks, timed);
+		}
+		if (timed)
+			cached = verdict == CP__CACHED;
+		(cached ? pl->kernel : pl->uncached)->clear(p, batch);
+		p += batch * CP_PAGE_SIZE;
+		npages -= batch;
+	}
+}
+
+/* ---- cp_clear_pages_cold ---- */
+
+#ifndef CLEARPAGES_FREESTANDING
+/* The calling thread's last verdict on small cold clears. Initial-exec TLS:
+ * a plain %fs/TPIDR_EL0-relative access, no call, async-signal-safe. A handler
+ * that interrupts an update leaves at worst a stale verdict. */
+static __thread struct {
+	unsigned calls_left;
+	unsigned char cached;
+} cold_history __attribute__((tls_model("initial-exec")));
+
+static void clear_cold_small(const struct cp__state *s, char *addr, size_t npages)
+{
+	const struct cp_kernel *nt = cp__bands_pick(&s->policy.cold, npages);
+	const struct cp_kernel *t = cp__bands_pick(&s->policy.any, npages);
+	if (cold_history.calls_left) {
+		cold_history.calls_left--;
+		(cold_history.cached ? t : nt)->clear(addr, npages);
+		return;
+	}
+	struct cp__timing timing;
+	if (is_nt(t) || !cp__timing_for(s->policy.cached_min_mbps, cp__counter_hz(s), 1, &timing) ||
+	    timing.chunk_pages > npages) {
+		nt->clear(addr, npages);
+		return;
+	}
+	uint64_t t0 = cp__counter_read();
+	t->clear(addr, timing.chunk_pages);
+	uint64_t ticks = cp__counter_read() - t0;
+	int cached = ticks <= timing.limit_ticks;
+	cold_history.cached = (unsigned char)cached;
+	cold_history.calls_left = CP__COLD_HISTORY_CALLS - 1;
+	if (npages > timing.chunk_pages)
+		(cached ? t : nt)->clear(addr + timing.chunk_pages * CP_PAGE_SIZE,
+					  npages - timing.chunk_pages);
+}
+#endif
+
+void cp__clear_cold_estimated(const struct cp__state *s, void *addr, size_t npages)
+{
+	struct cp__plan pl;
+#ifndef CLEARPAGES_FREESTANDING
+	if (npages < CP__COLD_HISTORY_BELOW_PAGES) {
+		clear_cold_small(s, addr, npages);
+		return;
+	}
+#else
+	if (npages < CP__COLD_HISTORY_BELOW_PAGES) {
+		/* no thread-local history without TLS: size alone, non-temporal */
+		cp__bands_pick(&s->policy.cold, npages)->clear(addr, npages);
+		return;
+	}
+#endif
+	cp__plan_cold(s, npages, &pl);
+	cp__plan_run(&pl, addr, npages);
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Where the memory is: is a target in the caches or not? The answer picks
+ * between two kernels the policy names for an extent (policy.h: any or
+ * uncached; cold's non-temporal kernel or any's temporal one).
+ *
+ * The estimate times the clear itself: the first chunk of each batch is
+ * cleared with the temporal kernel, and a chunk at cached_min_mbps or faster
+ * says "cached". The chunk is useful work, so on cached memory the estimate
+ * costs two counter reads per batch; on uncached memory one chunk cleared
+ * temporally instead of non-temporally (16 KiB of each 4 MiB: about 0.4 %
+ * on the Intel VM). One slow chunk is not proof: a host-side stall (~130 us
+ * on first stores to a freshly faulted page, measured) makes a cached target
+ * look cold, so a slow chunk is followed by a second, and only two slow ones
+ * say "uncached". Measured alternatives and why they lost: docs/dispatch.md.
+ *
+ * cp_clear_pages_cold below 1 MiB cannot afford a temporal chunk per call
+ * (4 KiB of cold memory cleared temporally: 1.3x the non-temporal time), so
+ * the calling thread keeps a verdict and times one page of every 16th call
+ * (hosted only: it needs thread-local storage).
+ *
+ * Counter: x86 TSC (lfence; rdtsc), arm64 CNTVCT_EL0 (isb; mrs). Its rate:
+ * cp__cpu.counter_hz, or measured against CLOCK_MONOTONIC from the first use
+ * (hosted x86, where CPUID does not say: 2 ms after the first use; until then,
+ * and wherever the rate stays unknown or CP__F_COUNTER is absent, the calls
+ * decide by extent alone).
+ */
+#ifndef CP_RESIDENCY_H
+#define CP_RESIDENCY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "policy.h"
+
+#define CP__RESIDENCY_BATCH_PAGES     1024   /* 4 MiB: each decided anew */
+/* 16 KiB: on the Intel VM a 16 KiB temporal chunk of an LLC-resident target
+ * took 1500-1860 ticks and of a cold one 4500-5400, wrong 0.3-1.5 % of the
+ * time at a 2740-tick threshold; a 4 KiB chunk misjudged LLC-resident targets
+ * (700-960 ticks against a 666-tick limit), 64 KiB cost 4x more on cold ones. */
+#define CP__RESIDENCY_CHUNK_PAGES     4
+/* A chunk must last this many ticks at the threshold rate, else it is
+ * doubled (a 25 MHz counter times 32 KiB); past 64 pages the counter is too
+ * coarse to use. */
+#define CP__RESIDENCY_MIN_TICKS       32
+#define CP__RESIDENCY_MAX_CHUNK_PAGES 64
+/* cp_clear_pages_cold: below this a thread's history decides (see above). */
+#define CP__COLD_HISTORY_BELOW_PAGES  256
+#define CP__COLD_HISTORY_CALLS        16
+
+static inline uint64_t cp__counter_read(void)
+{
+#if defined(__x86_64__)
+	unsigned lo, hi;
+	/* lfence: the chunk's stores have left the core's pipeline before the read */
+	__asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+	return ((uint64_t)hi << 32) | lo;
+#elif defined(__aarch64__)
+	uint64_t v;
+	__asm__ volatile("isb; mrs %0, cntvct_el0" : "=r"(v) : : "memory");
+	return v;
+#else
+	return 0;
+#endif
+}
+
+/* How a chunk is timed: its size and the most ticks a cached one takes. */
+struct cp__timing {
+	size_t chunk_pages;       /* 0: this counter cannot time a chunk */
+	uint64_t limit_ticks;
+};
+
+/* Pure. The timing of chunks of at least min_pages for a threshold of mbps
+ * and a counter of hz: min_pages doubled until the threshold time is
+ * CP__RESIDENCY_MIN_TICKS; chunk_pages 0 (and a 0 return) where mbps or hz
+ * is 0 or the chunk would pass CP__RESIDENCY_MAX_CHUNK_PAGES. */
+int cp__timing_for(unsigned mbps, unsigned long long hz, size_t min_pages,
+		   struct cp__timing *out);
+
+/* Pure. What the chunks timed so far in one batch say (n = 1 or 2): */
+enum { CP__UNCACHED = 0, CP__CACHED = 1, CP__TIME_ANOTHER = 2 };
+int cp__residency_verdict(const struct cp__timing *t, const uint64_t *ticks, unsigned n);
+
+/* What a clear of one extent will run: kernel throughout (uncached NULL), or,
+ * per batch, kernel (temporal) while the target is cached, else uncached. */
+struct cp__plan {
+	const struct cp_kernel *kernel, *uncached;
+	struct cp__timing timing;
+	int untimed_cached;       /* a run too short to time: kernel (1) or uncached (0),
+				     what the extent alone would choose */
+};
+struct cp__state;
+/* cp_clear_pages (and cp_clear's body, far ranges, parallel shares) and
+ * cp_clear_pages_cold for an extent of `extent` pages. */
+void cp__plan_any(const struct cp__state *s, size_t extent, struct cp__plan *out);
+void cp__plan_cold(const struct cp__state *s, size_t extent, struct cp__plan *out);
+/* Run a plan over [addr, addr + npages) (a part of the extent it was made for). */
+void cp__plan_run(const struct cp__plan *pl, void *addr, size_t npages);
+/* cp_clear_pages_cold past the argument checks, for npages below
+ * s->policy.cold_estimate_below_pages. */
+void cp__clear_cold_estimated(const struct cp__state *s, void *addr, size_t npages);
+
+/* The counter's rate in Hz, 0 while unknown. */
+unsigned long long cp__counter_hz(const struct cp__state *s);
+/* Hosted: note the counter and the clock at the first use, for the rate. */
+void cp__counter_calibration_start(void);
+
+#endif
