@@ -16,7 +16,7 @@
  *
  * cp_clear_pages_cold below 1 MiB cannot afford a temporal chunk per call
  * (4 KiB of cold memory cleared temporally: 1.3x the non-temporal time), so
- * the calling thread keeps a verdict and times one page of every 16th call
+ * the calling thread keeps a verdict and times one page of every 64th call
  * (hosted only: it needs thread-local storage).
  *
  * Counter: x86 TSC (lfence; rdtsc), arm64 CNTVCT_EL0 (isb; mrs). Its rate:
@@ -45,7 +45,7 @@
 #define CP__RESIDENCY_MAX_CHUNK_PAGES 64
 /* cp_clear_pages_cold: below this a thread's history decides (see above). */
 #define CP__COLD_HISTORY_BELOW_PAGES  256
-#define CP__COLD_HISTORY_CALLS        16
+#define CP__COLD_HISTORY_CALLS        64
 
 static inline uint64_t cp__counter_read(void)
 {
