@@ -8,8 +8,11 @@
  * The generic rule, for CPUs no profile was measured on:
  *  - from one page, the first temporal kernel of cp_kernels() (the widest
  *    stores; zmm kernels skipped where 512-bit stores are split, CP__P_NO_AVX512);
- *  - from two pages, rep stosb where it is level with vector stores from
- *    8 KiB up (CP__P_STRING_MID): measured on both Intel hosts seen;
+ *  - from 16 KiB, rep stosb where it is level with vector stores from
+ *    there up (CP__P_STRING_MID): on the Intel VM (family 6 model 167) zmm
+ *    stores led rep stosb by 7-12 % at 8 KiB and were level from 16 KiB; on
+ *    Emerald Rapids they led to 16 KiB; on Sapphire Rapids rep stosb was
+ *    level from 8 KiB (those two have built-in profiles);
  *  - from half the last-level cache one core sees, at most 64 MiB, the first
  *    non-temporal kernel. Past that the zeroes evict the caller's working
  *    set and each temporal store pays a read-for-ownership for nothing. Half:
@@ -42,6 +45,7 @@
 #define GENERIC_NT_CAP_PAGES    ((size_t)64 << 20 >> 12)
 #define GENERIC_SHARE_PAGES     ((size_t)8 << 20 >> 12)
 #define GENERIC_CACHED_MIN_MBPS 16000
+#define GENERIC_STRING_FROM_PAGES 4        /* 16 KiB */
 
 static int is_nt(const struct cp_kernel *k)
 {
@@ -228,12 +232,12 @@ static void defaults_generic(const struct cp__select_in *in, struct cp__policy *
 	rows[n++] = (struct cp__band){ 0, generic_pick(in, 0) };
 	const struct cp_kernel *fast = fast_string_kernel(in);
 	if ((in->cpu->prefs & CP__P_STRING_MID) && fast)
-		rows[n++] = (struct cp__band){ 2, fast };
+		rows[n++] = (struct cp__band){ GENERIC_STRING_FROM_PAGES, fast };
 	size_t nt_from = in->cpu->llc_bytes / 2 / CP_PAGE_SIZE;
 	if (nt_from > GENERIC_NT_CAP_PAGES)
 		nt_from = GENERIC_NT_CAP_PAGES;
-	if (nt_from < 3)
-		nt_from = 3;    /* after the bands above */
+	if (nt_from < GENERIC_STRING_FROM_PAGES + 1)
+		nt_from = GENERIC_STRING_FROM_PAGES + 1;    /* after the bands above */
 	rows[n++] = (struct cp__band){ nt_from, generic_pick(in, 1) };
 	cp__bands_set(&p->any, rows, n);
 	p->parallel_min_share_pages = GENERIC_SHARE_PAGES;
