@@ -16,12 +16,14 @@ int cp__timing_for(unsigned mbps, unsigned long long hz, size_t min_pages,
 {
 	out->chunk_pages = 0;
 	out->limit_ticks = 0;
-	if (!mbps || !hz || !min_pages)
+	/* hz below 2^40 (1 THz) keeps pages * 4096 * hz in 64 bits (no libgcc
+	 * division helper in the freestanding object) */
+	if (!mbps || !hz || !min_pages || hz >= 1ull << 40)
 		return 0;
 	for (size_t pages = min_pages; pages <= CP__RESIDENCY_MAX_CHUNK_PAGES; pages *= 2) {
-		/* bytes / (mbps * 10^6 B/s) seconds, in ticks; 128 bits: hz up to 2^64 */
-		unsigned __int128 num = (unsigned __int128)pages * CP_PAGE_SIZE * hz;
-		uint64_t limit = (uint64_t)(num / ((unsigned long long)mbps * 1000000u));
+		/* bytes / (mbps * 10^6 B/s) seconds, in ticks */
+		uint64_t limit = (uint64_t)pages * CP_PAGE_SIZE * hz /
+				 ((uint64_t)mbps * 1000000u);
 		if (limit >= CP__RESIDENCY_MIN_TICKS) {
 			out->chunk_pages = pages;
 			out->limit_ticks = limit;
@@ -77,8 +79,8 @@ unsigned long long cp__counter_hz(const struct cp__state *s)
 	uint64_t ns = now_ns(), ticks = cp__counter_read();
 	if (ns < calib_ns0 + CALIB_MIN_NS || ticks <= calib_ticks0)
 		return 0;
-	hz = (unsigned long long)((unsigned __int128)(ticks - calib_ticks0) * 1000000000u /
-				  (ns - calib_ns0));
+	uint64_t dticks = ticks - calib_ticks0, dus = (ns - calib_ns0) / 1000;   /* >= 2000 */
+	hz = dticks < 1ull << 44 ? dticks * 1000000u / dus : dticks / dus * 1000000u;
 	unsigned long long none = 0;
 	/* racers measure nearly the same; the first one published stays */
 	if (!__atomic_compare_exchange_n(&calibrated_hz, &none, hz, 0, __ATOMIC_RELAXED,

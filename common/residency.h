@@ -30,6 +30,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "counter.h"     /* arch/<arch>/: cp__counter_read() */
 #include "policy.h"
 
 #define CP__RESIDENCY_BATCH_PAGES     1024   /* 4 MiB: each decided anew */
@@ -46,22 +47,6 @@
 /* cp_clear_pages_cold: below this a thread's history decides (see above). */
 #define CP__COLD_HISTORY_BELOW_PAGES  256
 #define CP__COLD_HISTORY_CALLS        64
-
-static inline uint64_t cp__counter_read(void)
-{
-#if defined(__x86_64__)
-	unsigned lo, hi;
-	/* lfence: the chunk's stores have left the core's pipeline before the read */
-	__asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
-	return ((uint64_t)hi << 32) | lo;
-#elif defined(__aarch64__)
-	uint64_t v;
-	__asm__ volatile("isb; mrs %0, cntvct_el0" : "=r"(v) : : "memory");
-	return v;
-#else
-	return 0;
-#endif
-}
 
 /* How a chunk is timed: its size and the most ticks a cached one takes. */
 struct cp__timing {

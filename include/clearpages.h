@@ -67,9 +67,11 @@ struct cp_kernel {
  * CP_PAGE_SIZE-aligned (page calls); npages > SIZE_MAX / CP_PAGE_SIZE; or the
  * range would run past the top of the address space.
  */
-int cp_clear_pages(void *addr, size_t npages);       /* the dispatcher picks by extent */
+int cp_clear_pages(void *addr, size_t npages);       /* the dispatcher picks by extent and
+							 where the memory is (cached or not) */
 int cp_clear_pages_hot(void *addr, size_t npages);   /* caller reads it soon: temporal */
-int cp_clear_pages_cold(void *addr, size_t npages);  /* caller won't touch it soon: bypass cache */
+int cp_clear_pages_cold(void *addr, size_t npages);  /* caller won't touch it soon: bypass
+							 the cache, unless already cached */
 int cp_clear(void *addr, size_t len);                /* any address, any length */
 
 enum cp_order {
@@ -134,7 +136,7 @@ const char *cp_policy_source(void);
 size_t cp_kernels(const struct cp_kernel *const **list);
 /* NULL: unknown, unsupported on this CPU, or disabled by CLEARPAGES_DISABLE. */
 const struct cp_kernel *cp_kernel_find(const char *name);
-/* What cp_clear_pages() uses for an extent of npages; 0 acts as 1. */
+/* What cp_clear_pages() uses for an extent of npages on cached memory; 0 acts as 1. */
 const struct cp_kernel *cp_kernel_for(size_t npages);
 
 #ifdef CLEARPAGES_FREESTANDING
