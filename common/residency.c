@@ -183,8 +183,10 @@ static void clear_cold_small(const struct cp__state *s, char *addr, size_t npage
 		return;
 	}
 	struct cp__timing timing;
+	cold_history.calls_left = CP__COLD_HISTORY_CALLS - 1;
 	if (is_nt(t) || !cp__timing_for(s->policy.cached_min_mbps, cp__counter_hz(s), 1, &timing) ||
 	    timing.chunk_pages > npages) {
+		cold_history.cached = 0;     /* cannot time this: as the extent alone says */
 		nt->clear(addr, npages);
 		return;
 	}
@@ -193,7 +195,6 @@ static void clear_cold_small(const struct cp__state *s, char *addr, size_t npage
 	uint64_t ticks = cp__counter_read() - t0;
 	int cached = ticks <= timing.limit_ticks;
 	cold_history.cached = (unsigned char)cached;
-	cold_history.calls_left = CP__COLD_HISTORY_CALLS - 1;
 	if (npages > timing.chunk_pages)
 		(cached ? t : nt)->clear(addr + timing.chunk_pages * CP_PAGE_SIZE,
 					  npages - timing.chunk_pages);
