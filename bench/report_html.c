@@ -21,7 +21,9 @@ static const struct { const char *scenario, *title, *what; } about[] = {
 	  "(cp_clear_pages one page per call), on three kinds of target: hot (one buffer "
 	  "cleared again and again, so it stays cached), cold (each clear on another slot of a "
 	  "pool not in the cache, as allocators and VMMs meet memory) and use (cold, then one "
-	  "write per 64-byte line inside the timing). One plot per kind. Bold lines: auto, "
+	  "write per 64-byte line inside the timing). \"auto ran\" and \"cold_call ran\": "
+	  "the kernels those calls ran on that kind, by share of bytes. One plot per kind. "
+	  "Bold lines: auto, "
 	  "memset and the best kernel; dashed: non-temporal kernels and cold_call; dotted "
 	  "marks: where auto switches kernels." },
 	{ "batch", "Batch: one region cleared in calls of 4 KiB to the whole region",
