@@ -44,8 +44,9 @@ static const struct { const char *scenario, *title, *what; } about[] = {
 	  "GB/s and speed-up over one thread measured in the same rounds, and the extent below "
 	  "which the library stays on the calling thread." },
 	{ "tune", "Tune: a profile measured here, verified against the defaults",
-	  "Every kernel from 4 KiB to 1 GiB, the profile derived from it, and tuned against "
-	  "default in the same run." },
+	  "Every kernel from 4 KiB to 1 GiB on hot, cold and use targets, the profile derived "
+	  "from it (bands from hot, uncached bands from use, the residency threshold from hot "
+	  "and cold), and tuned against default in the same run." },
 };
 
 static const char *about_of(const char *scenario, int title)
