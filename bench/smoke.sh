@@ -54,6 +54,15 @@ for s in $scenarios; do
 	fi
 done
 [ -s "$OUT/parallel-threshold.csv" ] || die "parallel wrote no parallel-threshold.csv"
+# calloc's reused-cold rows: blocks of 1M-32M only (the tiny sizes above have none)
+if $BENCH calloc --quick --sizes 1M --rounds 1 --csv "$OUT/calloc-cold.csv" > "$OUT/calloc-cold.txt" \
+    2> "$OUT/calloc-cold.err"; then
+	grep -q "^1M,reused-cold,[0-9]" "$OUT/calloc-cold.csv" || die "calloc wrote no reused-cold row"
+	grep -q ",reused-cold," "$OUT/calloc.csv" && die "calloc measured reused-cold below 1M"
+	echo "test-bench-smoke: calloc reused-cold ok"
+else
+	die "calloc --sizes 1M exited $? ($(cat "$OUT/calloc-cold.err"))"
+fi
 
 # sweep's kinds of target: a table per kind, the target column in CSV and JSON,
 # a plot per kind, and compare matching rows by target (cold against cold)
