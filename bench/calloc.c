@@ -24,15 +24,19 @@
 #include <unistd.h>
 #include "clearbench.h"
 #include "calloc.h"
+#include "introspect.h"
 
 extern char **environ;
 
 #define LIBS_ENV     "CLEARBENCH_MIMALLOC"
 #define NALLOC       7             /* glibc, stock, patched, the optional variants, glibc 2 */
-#define NMODES       3             /* fresh, reused, written; the churn row uses mode 0 */
+#define NMODES       4             /* fresh, reused, written, cold; the churn row uses mode 0 */
+#define M_COLD       3
 
-static const char *const mode_names[NMODES] = { "fresh", "reused", "reused+write" };
-static const char mode_cmds[NMODES] = { CALLOC_CMD_FRESH, CALLOC_CMD_REUSED, CALLOC_CMD_WRITE };
+static const char *const mode_names[NMODES] = { "fresh", "reused", "reused+write",
+						"reused-cold" };
+static const char mode_cmds[NMODES] = { CALLOC_CMD_FRESH, CALLOC_CMD_REUSED, CALLOC_CMD_WRITE,
+					CALLOC_CMD_COLD };
 
 /* a[] holds glibc, stock and patched at these indices, then what is there of the rest */
 enum { A_GLIBC, A_STOCK, A_PATCHED, A_OPTIONAL };
@@ -56,7 +60,8 @@ struct child {
 
 /* Start one worker: this binary with `a`'s library preloaded, waiting for commands. Every
  * pipe end is close-on-exec, so a worker holds only its own two (dup2 onto 3 and 4). */
-static int child_start(struct child *c, const struct alloc *a, size_t size, int quick)
+static int child_start(struct child *c, const struct alloc *a, size_t size, int quick,
+		       size_t cold_ws)
 {
 	static char exe[4096];
 	if (!exe[0] && readlink("/proc/self/exe", exe, sizeof(exe) - 1) < 0)
@@ -72,7 +77,8 @@ static int child_start(struct child *c, const struct alloc *a, size_t size, int 
 	for (size_t i = 0; i < n; i++)
 		if (strncmp(environ[i], "LD_PRELOAD=", 11) && strncmp(environ[i], CALLOC_WORKER_ENV "=", 25))
 			env[k++] = environ[i];
-	snprintf(spec, sizeof(spec), CALLOC_WORKER_ENV "=%zu %d %d", size, quick, a->lib[0] != 0);
+	snprintf(spec, sizeof(spec), CALLOC_WORKER_ENV "=%zu %d %d %zu", size, quick,
+		 a->lib[0] != 0, cold_ws);
 	env[k++] = spec;
 	if (a->lib[0]) {
 		snprintf(preload, sizeof(preload), "LD_PRELOAD=%s", a->lib);
@@ -203,27 +209,47 @@ struct size_samples {
 	size_t n[NMODES];
 };
 
+static int has_cold(size_t size)
+{
+	return size >= CALLOC_COLD_MIN && size <= CALLOC_COLD_MAX;
+}
+
+/* reused-cold's working set: 4x the LLC (several times it, so a recycled block is not
+ * cached), at most CALLOC_COLD_WS_MAX (--quick: _QUICK), and an eighth of MemAvailable:
+ * the three workers asked hold one each, all alive at once. */
+static size_t cold_ws_of(int quick, size_t llc)
+{
+	size_t ws = llc ? 4 * llc : CALLOC_COLD_WS_MAX, avail = bench_mem_available() / 8;
+	ws = ws > CALLOC_COLD_WS_MAX ? CALLOC_COLD_WS_MAX : ws;
+	ws = quick && ws > CALLOC_COLD_WS_QUICK ? CALLOC_COLD_WS_QUICK : ws;
+	return avail && ws > avail ? avail : ws;
+}
+
 /* One round of one size: a live worker per allocator, the measurements handed out one at a
  * time, shuffled per step, appended to s. */
 static int measure_round(const struct alloc *a, size_t na, size_t size, int quick,
-			 struct size_samples *s, uint64_t *rng)
+			 size_t cold_ws, struct size_samples *s, uint64_t *rng)
 {
 	struct child c[NALLOC];
-	size_t order[NALLOC] = { 0, 1, 2, 3, 4, 5, 6 }, started = 0;
+	size_t order[NALLOC] = { 0, 1, 2, 3, 4, 5, 6 }, cold_order[] = { 0, 1, 2 }, started = 0;
 	int rc = 0;
 	for (; started < na && !rc; started++)
-		rc = child_start(&c[started], &a[started], size, quick);
+		rc = child_start(&c[started], &a[started], size, quick, cold_ws);
 	if (rc)
 		started--;
 	/* fresh first (nothing freed yet), then reused and reused+write in turn; the churn
-	 * repeated */
+	 * repeated; then reused-cold, for glibc, stock and patched only (each fills a ring the
+	 * working set's size first) */
 	size_t reps = reps_of(size, quick), nfresh = size ? fresh_reps_of(size, quick) : 0;
-	for (size_t step = 0; step < nfresh + (size ? 2 * reps : reps) && !rc; step++) {
-		size_t m = step < nfresh || !size ? 0 : 1 + (step - nfresh) % 2;
+	size_t nwarm = nfresh + (size ? 2 * reps : reps), ncold = has_cold(size) ? reps : 0;
+	for (size_t step = 0; step < nwarm + ncold && !rc; step++) {
+		size_t m = step >= nwarm ? M_COLD : step < nfresh || !size ? 0 :
+			   1 + (step - nfresh) % 2;
+		size_t nask = m == M_COLD ? A_PATCHED + 1 : na, *ord = m == M_COLD ? cold_order : order;
 		char cmd = size ? mode_cmds[m] : CALLOC_CMD_CHURN;
-		bench_shuffle(order, na, rng);
-		for (size_t i = 0; i < na && !rc; i++)
-			rc = child_ask(&c[order[i]], cmd, size, &s->g[order[i]][m][s->n[m]]);
+		bench_shuffle(ord, nask, rng);
+		for (size_t i = 0; i < nask && !rc; i++)
+			rc = child_ask(&c[ord[i]], cmd, size, &s->g[ord[i]][m][s->n[m]]);
 		s->n[m]++;
 	}
 	for (size_t i = 0; i < started; i++)
@@ -252,6 +278,9 @@ int bench_calloc(const struct bench_opts *opts)
 	sizes[nsizes++] = 0;   /* the churn row */
 	size_t rounds = opts->rounds ? opts->rounds : opts->quick ? 3 : 5;
 	rounds = rounds > CALLOC_MAX_ROUNDS ? CALLOC_MAX_ROUNDS : rounds;
+	struct bench_host host;
+	bench_host_get(&host);
+	size_t cold_ws = cold_ws_of(opts->quick, host.llc_bytes);
 	signal(SIGPIPE, SIG_IGN);   /* a worker that died is reported, not fatal */
 
 	/* columns: the glibc baselines, stock, patched, the variants */
@@ -289,16 +318,23 @@ int bench_calloc(const struct bench_opts *opts)
 		bench_progress("calloc: %s (%zu/%zu)", blk, si + 1, nsizes);
 		memset(s.n, 0, sizeof(s.n));
 		for (size_t r = 0; r < rounds && !rc; r++)
-			rc = measure_round(a, na, sizes[si], opts->quick, &s, &rng);
+			rc = measure_round(a, na, sizes[si], opts->quick, cold_ws, &s, &rng);
 		for (size_t m = 0; m < (sizes[si] ? NMODES : 1) && !rc; m++) {
+			if (m == M_COLD && !has_cold(sizes[si]))
+				continue;
 			bench_table_row(t);
 			bench_cell_str(t, blk);
 			bench_cell_str(t, sizes[si] ? mode_names[m] : "4K-16M mix");
 			for (size_t i = 0; i < nd; i++)
-				bench_cell_num(t, bench_median(s.g[disp[i]][m], s.n[m]), "%.2f");
+				if (m == M_COLD && disp[i] > A_PATCHED)
+					bench_cell_na(t);   /* reused-cold asks these three only */
+				else
+					bench_cell_num(t, bench_median(s.g[disp[i]][m], s.n[m]), "%.2f");
 			calloc_ratio_cells(t, s.g[A_PATCHED][m], s.g[A_STOCK][m], s.n[m], 1);
 			for (size_t i = A_OPTIONAL; i < na; i++)
-				if (a[i].variant)
+				if (a[i].variant && m == M_COLD)
+					bench_cell_na(t);
+				else if (a[i].variant)
 					calloc_ratio_cells(t, s.g[i][m], s.g[A_STOCK][m], s.n[m], 0);
 		}
 	}
@@ -322,6 +358,17 @@ int bench_calloc(const struct bench_opts *opts)
 		   "samples taken back to back in a shuffled order; cp/stock = median of the ratios of "
 		   "those pairs, q1-q3 their quartiles.", reps_of(1, opts->quick),
 		   reps_of((size_t)1 << 30, opts->quick), rounds);
+	char llc[16];
+	bench_note("reused-cold (blocks of 1M to 32M): each calloc frees the oldest block of a "
+		   "ring of %zu MiB (%s; the LLC is %s by CPUID) and callocs one of the same size, "
+		   "which the allocator serves from memory last written that ring ago (not "
+		   "cached where the ring is several times the LLC); the caller then writes one word per 64-byte line, timed with the calloc "
+		   "(the free is not). glibc, stock and patched mimalloc only; the ring is filled "
+		   "once per worker, untimed.", cold_ws >> 20,
+		   cold_ws >= 4 * host.llc_bytes ? "4x the LLC" : opts->quick ?
+		   "--quick: smaller than 4x the LLC, part of it may be cached" :
+		   "capped by 2 GiB and free memory: under 4x the LLC, part of it may be cached",
+		   bench_size_str(host.llc_bytes, llc, sizeof(llc)));
 	bench_note("clear then write: cp_clear_pages_hot / _cold / cp_clear / memset, then "
 		   "memset(0x5a) over the block, in one mapping faulted in beforehand.");
 	struct bench_table *tables[] = { t, ctw };

@@ -115,12 +115,48 @@ static double work_churn(int quick)
 	return bench_gbs(total, t);
 }
 
+/* reused-cold: a ring of working-set / size live blocks, oldest first. Each step frees the
+ * oldest and callocs one of the same size, which the allocator serves from what it just got
+ * back: memory last written a whole working set (several times the LLC) ago, so not cached.
+ * The caller then writes one word per 64-byte line, as a program filling its block. The
+ * ring stays between commands: filled once (untimed) on the first. */
+static void **ring;
+static size_t ring_n, ring_next;
+
+static double work_reused_cold(size_t bytes, size_t ws, int quick)
+{
+	if (!ring) {
+		ring_n = ws / bytes < 2 ? 2 : ws / bytes;
+		if (!(ring = calloc(ring_n, sizeof(*ring))))
+			return -1;
+		for (size_t i = 0; i < ring_n; i++) {
+			if (!(ring[i] = calloc(1, bytes)))
+				return -1;
+			bench_write_lines(ring[i], bytes);
+		}
+	}
+	size_t n = budget_of(quick) / bytes < 2 ? 2 : budget_of(quick) / bytes;
+	double t = 0;
+	for (size_t i = 0; i < n; i++) {
+		free(ring[ring_next]);   /* outside the timing, as reused's free past 1 MiB */
+		double t0 = bench_thread_cpu_now();
+		void *p = calloc(1, bytes);
+		if (!p)
+			return -1;
+		bench_write_lines(p, bytes);
+		t += bench_thread_cpu_now() - t0;
+		ring[ring_next] = p;
+		ring_next = (ring_next + 1) % ring_n;
+	}
+	return bench_gbs(bytes * n, t);
+}
+
 /* MI 1: mimalloc must be the malloc here (a wrong LD_PRELOAD would measure glibc twice). */
 int bench_calloc_worker(const char *spec)
 {
-	unsigned long long size;
+	unsigned long long size, ws;
 	int quick, mi;
-	if (sscanf(spec, "%llu %d %d", &size, &quick, &mi) != 3)
+	if (sscanf(spec, "%llu %d %d %llu", &size, &quick, &mi, &ws) != 4)
 		return 2;
 	if (mi != (dlsym(RTLD_DEFAULT, "mi_version") != NULL)) {
 		fprintf(stderr, "calloc worker: mimalloc %s\n", mi ? "not preloaded" : "unexpected");
@@ -136,7 +172,8 @@ int bench_calloc_worker(const char *spec)
 		double gbs = cmd == CALLOC_CMD_FRESH ? work_fresh(size, quick)
 			   : cmd == CALLOC_CMD_REUSED || cmd == CALLOC_CMD_WRITE
 			   ? work_reused(size, quick, cmd == CALLOC_CMD_WRITE)
-			   : cmd == CALLOC_CMD_CHURN ? work_churn(quick) : -1;
+			   : cmd == CALLOC_CMD_CHURN ? work_churn(quick)
+			   : cmd == CALLOC_CMD_COLD ? work_reused_cold(size, ws, quick) : -1;
 		if (gbs < 0)
 			return 1;
 		dprintf(3, "%.6f\n", gbs);

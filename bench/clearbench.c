@@ -105,7 +105,8 @@ static void usage(FILE *f)
 "                     hot = one buffer again and again (cached), cold = each clear\n"
 "                     on another slot of a pool not in the cache, use = cold, then\n"
 "                     one write per 64-byte line inside the timing; tune: the\n"
-"                     kinds it reports besides hot (its fit is hot only)\n"
+"                     kinds it measures besides hot (use: the uncached bands;\n"
+"                     cold: the residency threshold)\n"
 "  --pool SIZE        the pool of cold and use (default 4G, less where memory is short)\n"
 
 "  --version          the clearpages version clearbench is built with\n"

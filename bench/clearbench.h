@@ -187,6 +187,8 @@ void bench_write_lines(void *buf, size_t bytes);
 /* sweep.c: a --pool too small for two slots of the largest cold or use
  * extent: one line, 2 (before anything runs); else 0. */
 int bench_check_pool(const struct bench_opts *opts, unsigned targets);
+/* MemAvailable of /proc/meminfo in bytes, 0 when unknown. */
+size_t bench_mem_available(void);
 /* This process's AnonHugePages in KiB (smaps_rollup), or -1. */
 long bench_thp_kib(void);
 

@@ -245,12 +245,19 @@ void derive_write_profile(FILE *f, const struct derive_profile_id *id,
 			  const struct derive_input *in, const struct derive_result *r)
 {
 	char a[32];
-	fprintf(f, "# clearpages profile: clearbench tune, %s, %s\nversion 2\narch %s\ncpu %s\n",
+	fprintf(f, "# clearpages profile: clearbench tune, %s, %s\nversion 3\narch %s\ncpu %s\n",
 		id->date, id->brand, id->arch, id->cpu);
-	for (size_t b = 0; b < r->nbands; b++)
-		fprintf(f, "band %s %s\n",
-			derive_size_str(r->band[b].from_pages * DERIVE_PAGE, a, sizeof(a)),
-			in->names[r->band[b].kernel]);
+	if (id->comment)
+		fputs(id->comment, f);
+	for (int u = 0; u < 2; u++) {
+		const struct derive_result *bands = u ? id->uncached : r;
+		for (size_t b = 0; bands && b < bands->nbands; b++)
+			fprintf(f, "%sband %s %s\n", u ? "uncached_" : "",
+				derive_size_str(bands->band[b].from_pages * DERIVE_PAGE, a, sizeof(a)),
+				in->names[bands->band[b].kernel]);
+	}
+	if (id->cached_min_mbps)
+		fprintf(f, "cached_min_mbps %u\n", id->cached_min_mbps);
 	if (id->parallel_none)
 		fprintf(f, "parallel none\n");
 	else if (id->parallel_min_share)

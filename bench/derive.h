@@ -72,8 +72,10 @@ int derive_bands(const struct derive_input *in, struct derive_result *out);
 /* "0", "8k", "64M", "1G": the largest of k/M/G (powers of 1024) that divides. */
 const char *derive_size_str(size_t bytes, char *buf, size_t len);
 
-/* Profile format 2 (common/README.md): header comment, version, arch, cpu,
- * the bands, the parallel split when known, end. */
+/* Profile format 3 (common/README.md): header comment, version, arch, cpu,
+ * the bands, the uncached bands and the residency threshold when known (with
+ * comment lines saying where they came from), the parallel split when known,
+ * end. */
 struct derive_profile_id {
 	const char *date;                    /* "2026-12-01" */
 	const char *arch;                    /* "x86_64" or "arm64" */
@@ -81,6 +83,10 @@ struct derive_profile_id {
 	const char *brand;                   /* for the header comment */
 	size_t parallel_min_share;           /* bytes; 0: not measured, line left out */
 	int parallel_none;                   /* "parallel none" (wins over the share) */
+	/* version 3's lines: NULL / 0 leave them out */
+	const struct derive_result *uncached;   /* uncached_band lines, kernels as in's */
+	unsigned cached_min_mbps;
+	const char *comment;                 /* whole "# ..." lines, after the cpu line */
 };
 void derive_write_profile(FILE *f, const struct derive_profile_id *id,
 			  const struct derive_input *in, const struct derive_result *r);

@@ -96,3 +96,84 @@ int bench_clear_parallel_min(void *addr, size_t npages, unsigned nthreads, size_
 {
 	return cp__clear_pages_parallel_min(addr, npages, nthreads, min_share);
 }
+
+/* ---- what the dispatcher ran: recording wrappers ---- */
+
+/* One wrapper per distinct kernel of the policy, so that two bands naming
+ * one kernel still name one pointer (the residency plan compares them). The
+ * wrapper costs one add and one more indirect call: against the 16 KiB
+ * chunk the estimate times (~1 us at its threshold) nothing it could see.
+ * Counts are plain: sweep records on its own thread, parallel clears are
+ * not recorded. */
+#define REC_SLOTS 16
+static const struct cp_kernel *rec_real[REC_SLOTS];
+static struct cp_kernel rec_wrap[REC_SLOTS];
+static unsigned long long rec_pages[REC_SLOTS];
+static size_t rec_n;
+static struct cp__policy rec_saved;
+static const char *rec_saved_source;
+static int recording;
+
+#define REC_CLEAR(i) static void rec_clear_##i(void *addr, size_t npages) \
+	{ rec_pages[i] += npages; rec_real[i]->clear(addr, npages); }
+REC_CLEAR(0) REC_CLEAR(1) REC_CLEAR(2) REC_CLEAR(3) REC_CLEAR(4) REC_CLEAR(5) REC_CLEAR(6)
+REC_CLEAR(7) REC_CLEAR(8) REC_CLEAR(9) REC_CLEAR(10) REC_CLEAR(11) REC_CLEAR(12)
+REC_CLEAR(13) REC_CLEAR(14) REC_CLEAR(15)
+static void (*const rec_clear[REC_SLOTS])(void *, size_t) = {
+	rec_clear_0, rec_clear_1, rec_clear_2, rec_clear_3, rec_clear_4, rec_clear_5,
+	rec_clear_6, rec_clear_7, rec_clear_8, rec_clear_9, rec_clear_10, rec_clear_11,
+	rec_clear_12, rec_clear_13, rec_clear_14, rec_clear_15 };
+
+/* k's wrapper (made on first sight), or NULL when every slot is taken. */
+static const struct cp_kernel *rec_wrapper(const struct cp_kernel *k)
+{
+	for (size_t i = 0; i < rec_n; i++)
+		if (rec_real[i] == k)
+			return &rec_wrap[i];
+	if (rec_n == REC_SLOTS)
+		return NULL;
+	rec_real[rec_n] = k;
+	rec_wrap[rec_n] = *k;      /* name, arch and flags as the real one */
+	rec_wrap[rec_n].clear = rec_clear[rec_n];
+	return &rec_wrap[rec_n++];
+}
+
+static int rec_bands(struct cp__bands *b)
+{
+	for (unsigned i = 0; i < CP__MAX_BANDS; i++)
+		if (!(b->band[i].kernel = rec_wrapper(b->band[i].kernel)))
+			return -1;
+	return 0;
+}
+
+int bench_record_start(void)
+{
+	if (recording)
+		return -1;
+	rec_saved = cp__state()->policy;
+	rec_saved_source = cp_policy_source();
+	struct cp__policy p = rec_saved;
+	memset(rec_pages, 0, sizeof(rec_pages));
+	if (rec_bands(&p.any) || rec_bands(&p.hot) || rec_bands(&p.cold) || rec_bands(&p.uncached))
+		return -1;
+	cp__policy_finish(&p);    /* the same derived fields: one wrapper per kernel */
+	/* the same wrappers every time: the library keeps one state for them */
+	if (cp__policy_publish(&p, "clearbench: recording"))
+		return -1;
+	recording = 1;
+	return 0;
+}
+
+void bench_record_stop(struct bench_ran *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!recording)
+		return;
+	cp__policy_publish(&rec_saved, rec_saved_source);
+	recording = 0;
+	for (size_t i = 0; i < rec_n && out->n < BENCH_RAN_MAX; i++)
+		if (rec_pages[i]) {
+			out->kernel[out->n] = rec_real[i];
+			out->pages[out->n++] = rec_pages[i];
+		}
+}

@@ -37,4 +37,20 @@ void bench_policy_restore(void);
 size_t bench_parallel_min_share_pages(void);
 int bench_clear_parallel_min(void *addr, size_t npages, unsigned nthreads, size_t min_share);
 
+/* What cp_clear_pages and cp_clear_pages_cold ran, without touching their
+ * path: bench_record_start publishes the policy in force with every kernel of
+ * its band lists (any, hot, cold, uncached) replaced by a recording wrapper
+ * (same name and flags; counts pages, calls the real kernel);
+ * bench_record_stop publishes the saved policy again and says how many pages
+ * each kernel cleared in between. One thread at a time. start: 0, or -1
+ * (nothing changed). */
+#define BENCH_RAN_MAX 16
+struct bench_ran {
+	size_t n;
+	const struct cp_kernel *kernel[BENCH_RAN_MAX];
+	unsigned long long pages[BENCH_RAN_MAX];
+};
+int bench_record_start(void);
+void bench_record_stop(struct bench_ran *out);
+
 #endif

@@ -21,7 +21,9 @@ static const struct { const char *scenario, *title, *what; } about[] = {
 	  "(cp_clear_pages one page per call), on three kinds of target: hot (one buffer "
 	  "cleared again and again, so it stays cached), cold (each clear on another slot of a "
 	  "pool not in the cache, as allocators and VMMs meet memory) and use (cold, then one "
-	  "write per 64-byte line inside the timing). One plot per kind. Bold lines: auto, "
+	  "write per 64-byte line inside the timing). \"auto ran\" and \"cold_call ran\": "
+	  "the kernels those calls ran on that kind, by share of bytes. One plot per kind. "
+	  "Bold lines: auto, "
 	  "memset and the best kernel; dashed: non-temporal kernels and cold_call; dotted "
 	  "marks: where auto switches kernels." },
 	{ "batch", "Batch: one region cleared in calls of 4 KiB to the whole region",
@@ -42,8 +44,9 @@ static const struct { const char *scenario, *title, *what; } about[] = {
 	  "GB/s and speed-up over one thread measured in the same rounds, and the extent below "
 	  "which the library stays on the calling thread." },
 	{ "tune", "Tune: a profile measured here, verified against the defaults",
-	  "Every kernel from 4 KiB to 1 GiB, the profile derived from it, and tuned against "
-	  "default in the same run." },
+	  "Every kernel from 4 KiB to 1 GiB on hot, cold and use targets, the profile derived "
+	  "from it (bands from hot, uncached bands from use, the residency threshold from hot "
+	  "and cold), and tuned against default in the same run." },
 };
 
 static const char *about_of(const char *scenario, int title)

@@ -54,6 +54,15 @@ for s in $scenarios; do
 	fi
 done
 [ -s "$OUT/parallel-threshold.csv" ] || die "parallel wrote no parallel-threshold.csv"
+# calloc's reused-cold rows: blocks of 1M-32M only (the tiny sizes above have none)
+if $BENCH calloc --quick --sizes 1M --rounds 1 --csv "$OUT/calloc-cold.csv" > "$OUT/calloc-cold.txt" \
+    2> "$OUT/calloc-cold.err"; then
+	grep -q "^1M,reused-cold,[0-9]" "$OUT/calloc-cold.csv" || die "calloc wrote no reused-cold row"
+	grep -q ",reused-cold," "$OUT/calloc.csv" && die "calloc measured reused-cold below 1M"
+	echo "test-bench-smoke: calloc reused-cold ok"
+else
+	die "calloc --sizes 1M exited $? ($(cat "$OUT/calloc-cold.err"))"
+fi
 
 # sweep's kinds of target: a table per kind, the target column in CSV and JSON,
 # a plot per kind, and compare matching rows by target (cold against cold)
@@ -99,8 +108,13 @@ left=$(find "$OUT" -name '*profile*' | head -1)
 [ -z "$left" ] || die "tune left $left behind without --out"
 $BENCH tune --quick --sizes 4k,64k --rounds 2 --force --pool 8M --out "$OUT/tune.profile" \
     > "$OUT/tune-out.txt" 2>&1 || die "tune --force --out exited $?"
-head -2 "$OUT/tune.profile" | grep -qx "version 2" && [ "$(tail -1 "$OUT/tune.profile")" = end ] ||
-	die "tune --out wrote no whole format-2 profile"
+head -2 "$OUT/tune.profile" | grep -qx "version 3" && [ "$(tail -1 "$OUT/tune.profile")" = end ] ||
+	die "tune --out wrote no whole format-3 profile"
+# cold and use measured (the default --target): the uncached bands and the threshold
+grep -q "^uncached_band 0 " "$OUT/tune.profile" && grep -q "^cached_min_mbps [1-9]" "$OUT/tune.profile" ||
+	die "tune --out wrote no uncached_band or cached_min_mbps line"
+CLEARPAGES_PROFILE="$OUT/tune.profile" $BENCH sweep --quick --sizes 4k --rounds 2 --target hot \
+    2>&1 | grep -q "^policy: *env:$OUT/tune.profile" || die "the library does not load tune's profile"
 [ -z "$(find "$OUT" -name '.tune.profile.*')" ] || die "tune --out left its temporary file"
 
 # bad input: one line on stderr, exit 2

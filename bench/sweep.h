@@ -11,7 +11,9 @@
 struct sweep_ratios {
 	size_t bytes;
 	double vs_best, vs_memset, vs_memset2, cold_vs_best;
-	const char *best, *pick;
+	const char *best, *pick;   /* pick: cp_kernel_for, the extent alone */
+	/* what auto and cold_call ran on this kind at this extent (sweep_ran) */
+	char auto_ran[64], cold_ran[64];
 };
 
 struct sweep_kind {

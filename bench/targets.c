@@ -45,7 +45,7 @@ int bench_parse_targets(const char *list, unsigned *mask, char *bad, size_t badl
 	return 0;
 }
 
-static size_t mem_available(void)
+size_t bench_mem_available(void)
 {
 	FILE *f = fopen("/proc/meminfo", "r");
 	char line[128];
@@ -65,7 +65,7 @@ size_t bench_pool_size(const struct bench_opts *opts, size_t top, unsigned copie
 	if (opts->pool)
 		return opts->pool;
 	/* leave a quarter of what is free to everything else on the machine */
-	size_t avail = mem_available() / 4 * 3, size = POOL_DEFAULT;
+	size_t avail = bench_mem_available() / 4 * 3, size = POOL_DEFAULT;
 	while (size / 2 >= 2 * top && size * copies > avail)
 		size /= 2;
 	if (size < POOL_DEFAULT)

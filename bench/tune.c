@@ -7,46 +7,36 @@
  * defaults' kernel (cp_kernel_for, no profile) against the bands' kernel, both
  * called directly, in interleaved rounds.
  *
- * The profile (format 2) is written only when the bands keep VERIFY_FLOOR of
- * the defaults wherever they pick another kernel and beat them beyond the
- * noise somewhere. Otherwise the tool says why, writes nothing and exits 1;
- * --force writes it anyway (never --install). Without --out or --install the
- * profile is only printed, so no run leaves a file behind.
+ * Then every kernel on cold and use targets (tune_targets.c): the uncached
+ * bands are fitted the same way to the use figures, and the residency
+ * threshold comes from hot and cold ones; the profile (format 3) carries both.
+ *
+ * The profile is written only when the bands keep VERIFY_FLOOR of the
+ * defaults wherever they pick another kernel and beat them beyond the noise
+ * somewhere (verify measures hot targets: the uncached bands are shown
+ * against the defaults' in the cold and use tables). Otherwise the tool says
+ * why, writes nothing and exits 1; --force writes it anyway (never
+ * --install). Without --out or --install the profile is only printed, so no
+ * run leaves a file behind.
  */
-#define _GNU_SOURCE
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
-#include "clearbench.h"
-#include "derive.h"
-#include "tune_targets.h"
+#include "tune.h"
 #include "testhooks.h"
-
 
 #define BAND_COST 0.05       /* an extra band must gain 5 % at one measured extent */
 #define NOISE_FLOOR 0.01     /* differences under 1 % do not repeat between runs */
-#define REMEASURE_FACTOR 3   /* rounds for an uncertain decision, times the first pass */
 #define VERIFY_FLOOR 0.97
 
 _Static_assert(BENCH_MAX_SIZES <= DERIVE_MAX_SIZES && BENCH_MAX_KERNELS <= DERIVE_MAX_KERNELS,
 	       "the derivation holds every measured cell");
 
-struct tune {
-	struct derive_input in;
-	const struct cp_kernel *k[DERIVE_MAX_KERNELS];
-	size_t rounds[DERIVE_MAX_SIZES][DERIVE_MAX_KERNELS];
-	int remeasured[DERIVE_MAX_SIZES][DERIVE_MAX_KERNELS];
-};
-
 /* Median and its ~95 % distribution-free interval (ranks n/2 -+ 0.98 sqrt n)
  * in GB/s from per-pass seconds: an interval that narrows with more rounds,
  * which a spread of the samples would not. */
-static struct derive_cell cell_of(const double *seconds, size_t n, size_t bytes)
+struct derive_cell tune_cell_of(const double *seconds, size_t n, size_t bytes)
 {
 	double s[1024];
 	size_t m = n < 1024 ? n : 1024;
@@ -84,13 +74,13 @@ static void measure_size(const struct bench_opts *opts, void *buf, struct tune *
 	cfg.rounds *= factor;
 	double *samples = bench_sample(c, n + (size_t)twin, buf, bytes, &cfg);
 	for (size_t j = 0; j < n; j++) {
-		t->in.cell[i][idx[j]] = cell_of(&samples[j * cfg.rounds], cfg.rounds, bytes);
+		t->in.cell[i][idx[j]] = tune_cell_of(&samples[j * cfg.rounds], cfg.rounds, bytes);
 		t->rounds[i][idx[j]] = cfg.rounds;
 		t->remeasured[i][idx[j]] = factor > 1;
 	}
 	if (twin) {
 		double a = t->in.cell[i][def].median;
-		double b = cell_of(&samples[n * cfg.rounds], cfg.rounds, bytes).median;
+		double b = tune_cell_of(&samples[n * cfg.rounds], cfg.rounds, bytes).median;
 		t->in.size_noise[i] = fmin(fabs(a - b) / fmax(a, b), 0.5);
 	}
 	free(samples);
@@ -106,18 +96,19 @@ static int index_of(const struct tune *t, const struct cp_kernel *k)
 
 /* derive.c starts a band at the measured size where its kernel is first
  * picked. Where that switch is the defaults' own (the defaults' kernel on both
- * sides), the extents between the two sizes follow the defaults too: the
+ * sides), the extents between the two sizes follow the defaults (d) too: the
  * boundary moves down to where the defaults switch. */
-static void follow_default_boundaries(const struct tune *t, struct derive_result *r)
+static void follow_default_boundaries(const struct tune *t, const struct derive_input *in,
+				      const struct cp__bands *d, struct derive_result *r)
 {
 	for (size_t b = 1, i = 1; b < r->nbands; b++) {
-		while (t->in.pages[i] != r->band[b].from_pages)
+		while (in->pages[i] != r->band[b].from_pages)
 			i++;
 		int before = r->pick[i - 1], after = r->pick[i];
-		if (before != t->in.default_kernel[i - 1] || after != t->in.default_kernel[i])
+		if (before != in->default_kernel[i - 1] || after != in->default_kernel[i])
 			continue;
-		size_t p = t->in.pages[i];
-		while (p - 1 > t->in.pages[i - 1] && cp_kernel_for(p - 1) == t->k[after])
+		size_t p = in->pages[i];
+		while (p - 1 > in->pages[i - 1] && cp__bands_pick(d, p - 1) == t->k[after])
 			p--;
 		r->band[b].from_pages = p;
 	}
@@ -125,9 +116,9 @@ static void follow_default_boundaries(const struct tune *t, struct derive_result
 
 /* Above the largest measured size nothing was measured: the defaults' own
  * boundaries beyond it are kept (what lies between keeps the top size's pick). */
-static void keep_default_bands_above(const struct tune *t, struct derive_result *r)
+static void keep_default_bands_above(const struct tune *t, const struct cp__bands *d,
+				     struct derive_result *r)
 {
-	const struct cp__bands *d = &cp__state()->policy.any;
 	size_t top = t->in.pages[t->in.nsizes - 1];
 	for (unsigned b = 1; b < CP__MAX_BANDS && r->nbands < DERIVE_MAX_BANDS; b++) {
 		int k = index_of(t, d->band[b].kernel);
@@ -137,6 +128,25 @@ static void keep_default_bands_above(const struct tune *t, struct derive_result 
 		r->band[r->nbands].from_pages = d->band[b].from_pages;
 		r->band[r->nbands++].kernel = k;
 	}
+}
+
+/* The uncached bands: fitted to the use figures as band is to hot ones
+ * (no re-measuring: each pass lands on another slot, so the rounds vary
+ * less), the defaults' uncached bands where they draw; its comment lines
+ * appended to comment. 0, or -1: no use figures or no fit. */
+static int fit_uncached(const struct tune *t, const struct tune_targets *m,
+			struct derive_result *r, char *comment, size_t len)
+{
+	static struct derive_input in;
+	if (tune_uncached_input(t, m, &in) || derive_bands(&in, r))
+		return -1;
+	size_t l = strlen(comment);
+	snprintf(comment + l, len - l, "# uncached_band: fitted to every kernel on use targets "
+		 "(memory not cached, cleared, then one\n# write per 64-byte line): "
+		 "cp_clear_pages on such memory serves a caller who fills it\n");
+	follow_default_boundaries(t, &in, &cp__state()->policy.uncached, r);
+	keep_default_bands_above(t, &cp__state()->policy.uncached, r);
+	return 0;
 }
 
 /* Measure, derive, re-measure what is level, derive again. */
@@ -155,12 +165,12 @@ static int fit(const struct bench_opts *opts, void *buf, struct tune *t, struct 
 		if (r->remeasure[i]) {
 			bench_progress("tune: re-measuring %s", bench_size_str(
 				t->in.pages[i] * CP_PAGE_SIZE, ext, sizeof(ext)));
-			measure_size(opts, buf, t, i, r->remeasure[i], REMEASURE_FACTOR, 0);
+			measure_size(opts, buf, t, i, r->remeasure[i], TUNE_REMEASURE_FACTOR, 0);
 		}
 	if (derive_bands(&t->in, r))
 		return -1;
-	follow_default_boundaries(t, r);
-	keep_default_bands_above(t, r);
+	follow_default_boundaries(t, &t->in, &cp__state()->policy.any, r);
+	keep_default_bands_above(t, &cp__state()->policy.any, r);
 	return 0;
 }
 
@@ -193,8 +203,8 @@ static struct bench_table *verify(const struct bench_opts *opts, void *buf, cons
 		if (!opts->rounds && bytes <= (size_t)4 << 20)
 			cfg.rounds *= 3;   /* short samples on a shared host: cheap to take more */
 		double *samples = bench_sample(c, 2, buf, bytes, &cfg);
-		struct derive_cell d = cell_of(samples, cfg.rounds, bytes);
-		struct derive_cell tu = cell_of(samples + cfg.rounds, cfg.rounds, bytes);
+		struct derive_cell d = tune_cell_of(samples, cfg.rounds, bytes);
+		struct derive_cell tu = tune_cell_of(samples + cfg.rounds, cfg.rounds, bytes);
 		free(samples);
 		double q = tu.median / d.median;
 		bench_table_row(tb);
@@ -225,208 +235,6 @@ static struct bench_table *verify(const struct bench_opts *opts, void *buf, cons
 		}
 	}
 	return tb;
-}
-
-/* ---- the tables of the fit ---- */
-static struct bench_table *medians_table(const struct tune *t, const struct derive_result *r)
-{
-	const char *cols[24] = { "extent" };
-	size_t ncols = 1, shown = t->in.nkernels < 21 ? t->in.nkernels : 21;
-	for (size_t k = 0; k < shown; k++)
-		cols[ncols++] = t->in.names[k];
-	cols[ncols++] = "noise";
-	cols[ncols++] = "best";
-	cols[ncols++] = "tuned";
-	struct bench_table *tb = bench_table_new("tune: GB/s median per kernel (* re-measured)",
-						 BT_TEXT, ncols, cols);
-	for (size_t i = 0; i < t->in.nsizes; i++) {
-		char ext[16];
-		bench_table_row(tb);
-		bench_cell_str(tb, bench_size_str(t->in.pages[i] * CP_PAGE_SIZE, ext, sizeof(ext)));
-		for (size_t k = 0; k < shown; k++)
-			bench_cell_num(tb, t->in.cell[i][k].median, t->remeasured[i][k] ? "%.2f*" : "%.2f");
-		bench_cell_num(tb, t->in.size_noise[i] * 100, "%.1f%%");
-		bench_cell_str(tb, t->in.names[r->best[i]]);
-		bench_cell_str(tb, t->in.names[r->pick[i]]);
-	}
-	return tb;
-}
-
-/* Every cell with its interval: what the derivation saw (tests/data holds some). */
-static struct bench_table *cells_table(const struct tune *t)
-{
-	static const char *const cols[] = { "extent", "kernel", "nontemporal", "GB/s", "low",
-					    "high", "rounds", "default", "noise" };
-	struct bench_table *tb = bench_table_new(
-		"tune: GB/s median per kernel and extent, ~95 % interval of the median",
-		BT_DATA, 9, cols);
-	for (size_t i = 0; i < t->in.nsizes; i++)
-		for (size_t k = 0; k < t->in.nkernels; k++) {
-			char ext[16];
-			const struct derive_cell *c = &t->in.cell[i][k];
-			bench_table_row(tb);
-			bench_cell_str(tb, bench_size_str(t->in.pages[i] * CP_PAGE_SIZE, ext, sizeof(ext)));
-			bench_cell_str(tb, t->in.names[k]);
-			bench_cell_num(tb, t->k[k]->flags & CP_NONTEMPORAL ? 1 : 0, "%.0f");
-			bench_cell_num(tb, c->median, "%.2f");
-			bench_cell_num(tb, c->lo, "%.2f");
-			bench_cell_num(tb, c->hi, "%.2f");
-			bench_cell_num(tb, (double)t->rounds[i][k], "%.0f");
-			bench_cell_num(tb, t->in.default_kernel[i] == (int)k, "%.0f");
-			bench_cell_num(tb, t->in.size_noise[i], "%.4f");
-		}
-	return tb;
-}
-
-/* Where the first fit was level with a rival, and where it still is. */
-static void note_remeasured(const struct tune *t, const struct derive_result *r)
-{
-	char list[2][512] = { "", "" }, ext[16];
-	for (size_t i = 0; i < t->in.nsizes; i++)
-		for (int still = 0; still < 2; still++) {
-			int hit = still ? r->remeasure[i] != 0 : 0;
-			for (size_t k = 0; !still && k < t->in.nkernels; k++)
-				hit |= t->remeasured[i][k];
-			size_t l = strlen(list[still]);
-			if (hit)
-				snprintf(list[still] + l, sizeof(list[0]) - l, " %s",
-					 bench_size_str(t->in.pages[i] * CP_PAGE_SIZE, ext, sizeof(ext)));
-		}
-	if (list[0][0])
-		bench_note("re-measured with %dx rounds, the pick level with a rival:%s.",
-			   REMEASURE_FACTOR, list[0]);
-	if (list[1][0])
-		bench_note("still level:%s (a draw keeps the defaults' kernel where the bands "
-			   "allow).", list[1]);
-	bench_note("noise: how far the defaults' kernel, measured twice in the same rounds, "
-		   "differs from itself; intervals are widened to at least it.");
-}
-
-/* ---- the profile ---- */
-/* The cpu line as the library's parser reads it (x86: vendor, display family
- * and model, brand; arm64: MIDR implementer and part), and the brand. */
-static void cpu_line(char *buf, size_t len, const char **brand)
-{
-	struct cp__profile_cpu pc;
-	cp__profile_cpu_of(&cp__state()->cpu, &pc);
-	cp__profile_cpu_describe(&pc, buf, len);
-	*brand = cp__state()->cpu.model;
-}
-
-static char *profile_text(const struct tune *t, const struct derive_result *r, size_t *len)
-{
-	char date[32], cpu[160];
-	const char *brand;
-	time_t now = time(NULL);
-	strftime(date, sizeof(date), "%Y-%m-%d", gmtime(&now));
-	cpu_line(cpu, sizeof(cpu), &brand);
-	/* tune does not measure the parallel split (the parallel scenario does): left out */
-	struct derive_profile_id id = { date, t->k[0]->arch, cpu, brand, 0, 0 };
-	char *text = NULL;
-	FILE *f = open_memstream(&text, len);
-	if (!f)
-		abort();
-	derive_write_profile(f, &id, &t->in, r);
-	fclose(f);
-	return text;
-}
-
-/* The text as the library will read it: parsed by its own parser, for this
- * CPU. 0, or 1 after a message (a bug here, never the user's). */
-static int library_accepts(const char *text, size_t len)
-{
-	struct cp__profile p;
-	struct cp__profile_error err;
-	if (cp__profile_parse(text, len, &cp__state()->kernels, &p, &err)) {
-		fprintf(stderr, "clearbench: tune wrote a profile the library refuses (line %u: "
-			"%s%s%s)\n", err.line, err.why, err.detail[0] ? ": " : "", err.detail);
-		return 1;
-	}
-	if (!cp__profile_cpu_matches(&p, &cp__state()->cpu)) {
-		fprintf(stderr, "clearbench: tune wrote a profile for another CPU\n");
-		return 1;
-	}
-	return 0;
-}
-
-/* A temporary file beside `path`, renamed over it: no reader sees half a file. */
-static int write_atomic(const char *path, const char *text, size_t len, int root_owned)
-{
-	char tmp[4096];
-	const char *slash = strrchr(path, '/');
-	int dir = slash ? (int)(slash - path + 1) : 0;
-	if (snprintf(tmp, sizeof(tmp), "%.*s.%s.XXXXXX", dir, path, path + dir) >= (int)sizeof(tmp)) {
-		fprintf(stderr, "clearbench: path too long: %s\n", path);
-		return 1;
-	}
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		fprintf(stderr, "clearbench: cannot create %s: %s\n", tmp, strerror(errno));
-		return 1;
-	}
-	int ok = write(fd, text, len) == (ssize_t)len && fchmod(fd, 0644) == 0 &&
-		 (!root_owned || fchown(fd, 0, 0) == 0) && fsync(fd) == 0;
-	ok = close(fd) == 0 && ok && rename(tmp, path) == 0;
-	if (!ok) {
-		fprintf(stderr, "clearbench: cannot write %s: %s\n", path, strerror(errno));
-		unlink(tmp);
-	}
-	return !ok;
-}
-
-/* Before measuring: a target that is there must be a regular file (renaming
- * over /dev/null would replace it), and --install needs root. 0 or 2. */
-static int check_targets(const struct bench_opts *opts)
-{
-	struct stat st;
-	if (opts->out_path && lstat(opts->out_path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		fprintf(stderr, "clearbench: --out '%s': not a regular file\n", opts->out_path);
-		return 2;
-	}
-	if (opts->install && geteuid() != 0) {
-		fprintf(stderr, "clearbench: --install: needs root (the library loads %s only "
-			"when root owns it)\n", cp__system_profile_path);
-		return 2;
-	}
-	return 0;
-}
-
-static int save(const struct bench_opts *opts, const char *text, size_t len, int passed)
-{
-	int rc = 0;
-	if (opts->out_path && (passed || opts->force)) {
-		rc |= write_atomic(opts->out_path, text, len, 0);
-		if (!rc)
-			bench_note("profile written to %s%s; use it with CLEARPAGES_PROFILE=%s",
-				   opts->out_path, passed ? "" : " (--force: verify did not pass)",
-				   opts->out_path);
-	}
-	if (opts->install && !passed) {
-		bench_note("not installed: verify did not pass (--force never installs)");
-		rc = 1;
-	} else if (opts->install) {
-		/* the folders up to it, as mkdir -p (SYSCONFDIR may be new) */
-		char dir[4096];
-		snprintf(dir, sizeof(dir), "%s", cp__system_profile_path);
-		for (char *p = strchr(dir + 1, '/'); p; p = strchr(p + 1, '/')) {
-			*p = '\0';
-			if (mkdir(dir, 0755) && errno != EEXIST) {
-				fprintf(stderr, "clearbench: cannot create %s: %s\n", dir,
-					strerror(errno));
-				return 1;
-			}
-			*p = '/';
-		}
-		rc |= write_atomic(cp__system_profile_path, text, len, 1);
-		if (!rc)
-			bench_note("installed %s (root, 0644): processes started from now on use "
-				   "it; remove the file to go back to the defaults",
-				   cp__system_profile_path);
-	}
-	if (!opts->out_path && !opts->install && (passed || opts->force))
-		bench_note("profile printed above%s, not saved: --out FILE saves it, --install "
-			   "installs it for every process", passed ? "" : " (--force)");
-	return rc || !(passed || opts->force);
 }
 
 static size_t default_sizes(const struct bench_opts *opts, size_t *sizes)
@@ -460,38 +268,14 @@ static void setup(const struct bench_opts *opts, struct tune *t)
 		t->in.names[k] = opts->kernels[k]->name;
 		t->in.nkernels++;
 	}
-	for (size_t i = 0; i < t->in.nsizes; i++)
+	for (size_t i = 0; i < t->in.nsizes; i++) {
 		t->in.default_kernel[i] = index_of(t, cp_kernel_for(t->in.pages[i]));
+		t->default_uncached[i] = index_of(t, cp__bands_pick(&cp__state()->policy.uncached,
+								    t->in.pages[i]));
+	}
 	t->in.max_bands = DERIVE_MAX_BANDS;
 	t->in.band_cost = BAND_COST;
 	t->in.noise_floor = NOISE_FLOOR;
-}
-
-/* One table per CSV file: the cells to --csv NAME.csv, the others to
- * NAME-<suffix>.csv (verify, cold, use); the JSON holds them all. */
-static int write_outputs(const struct bench_opts *opts, struct bench_table *const *tables,
-			 size_t n)
-{
-	struct bench_opts o = *opts;
-	o.csv_path = NULL;
-	int rc = bench_write_outputs(&o, "tune", tables, n);
-	if (!opts->csv_path)
-		return rc;
-	o = *opts;
-	o.json_path = NULL;
-	o.emulated = 0;   /* its note is in already */
-	rc |= bench_write_outputs(&o, "tune", tables, 1);
-	size_t l = strlen(opts->csv_path);
-	if (l > 4 && !strcmp(opts->csv_path + l - 4, ".csv"))
-		l -= 4;
-	for (size_t i = 1; i < n; i++) {
-		char path[4096];
-		snprintf(path, sizeof(path), "%.*s-%s.csv", (int)l, opts->csv_path,
-			 tables[i]->csv_suffix);
-		o.csv_path = path;
-		rc |= bench_write_outputs(&o, "tune", tables + i, 1);
-	}
-	return rc;
 }
 
 /* Why the bands are not written, or NULL when verify passed. */
@@ -519,7 +303,7 @@ static const char *refusal(const struct verdict *v, const struct tune *t, char *
 int bench_tune(const struct bench_opts *opts)
 {
 	int rc = bench_no_plot(opts, "tune");
-	if (rc || (rc = check_targets(opts)))
+	if (rc || (rc = tune_check_targets(opts)))
 		return rc;
 	static struct tune t;
 	setup(opts, &t);
@@ -528,7 +312,7 @@ int bench_tune(const struct bench_opts *opts)
 	if (!buf)
 		return 1;
 	printf("defaults: %s (what the tuned bands are compared against)\n", cp_policy_source());
-	struct derive_result r;
+	struct derive_result r, ur;
 	if (fit(opts, buf, &t, &r)) {
 		fprintf(stderr, "clearbench: tune: no bands fit these figures\n");
 		bench_unmap(buf, top);
@@ -536,25 +320,34 @@ int bench_tune(const struct bench_opts *opts)
 	}
 	struct verdict v;
 	/* the data tables: cells, verify, then cold and use */
-	struct bench_table *tables[2 + BK_NKINDS] = { cells_table(&t),
+	struct bench_table *tables[2 + BK_NKINDS] = { tune_cells_table(&t),
 		verify(opts, buf, &t, &r, &v) };
-	struct bench_table *medians = medians_table(&t, &r);
+	struct bench_table *medians = tune_medians_table(&t, &r);
 	bench_unmap(buf, top);
 	bench_table_csv_suffix(tables[1], "verify");
-	struct tune_targets_in tin = { t.in.nkernels, t.in.nsizes, t.k, t.in.pages, r.pick };
-	char targets_note[512];
-	size_t nkinds = tune_targets(opts, &tin, tables + 2, targets_note, sizeof(targets_note));
+	static struct tune_targets m;
+	static struct tune_v3 v3;
+	memset(&v3, 0, sizeof(v3));
+	if (tune_targets_measure(opts, &t, &m))
+		m.kinds = 0;   /* no pool: a version-3 profile without its lines */
+	v3.uncached = fit_uncached(&t, &m, &ur, v3.comment, sizeof(v3.comment)) ? NULL : &ur;
+	v3.cached_min_mbps = tune_cached_min_mbps(&t, &m, v3.comment, sizeof(v3.comment));
 
 	bench_table_print(medians);
 	size_t len;
-	char *text = profile_text(&t, &r, &len), why[192], a[16];
+	char *text = tune_profile_text(&t, &r, &v3, &len), why[192], a[16];
 	const char *no = refusal(&v, &t, why, sizeof(why));
+	int tuned_uncached[DERIVE_MAX_SIZES];
+	rc = tune_library_accepts(&t, text, len, tuned_uncached);
+	char targets_note[512];
+	size_t nkinds = rc ? 0 : tune_targets_tables(&t, &m, tuned_uncached, tables + 2,
+						     targets_note, sizeof(targets_note));
 	printf("\nprofile%s:\n\n%s", no ? " (derived, not verified)" : "", text);
 	bench_table_print(tables[1]);
 	for (size_t i = 0; i < nkinds; i++)
 		bench_table_print(tables[2 + i]);
 	printf("\n");
-	note_remeasured(&t, &r);
+	tune_note_remeasured(&t, &r);
 	if (nkinds)
 		bench_note("%s", targets_note);
 	bench_note("parallel split: not measured by tune, left out of the profile (the "
@@ -566,12 +359,13 @@ int bench_tune(const struct bench_opts *opts)
 		bench_note("gain: tuned/default %.2f at %s.", v.gain,
 			   bench_size_str(t.in.pages[v.gain_e] * CP_PAGE_SIZE, a, sizeof(a)));
 	bench_note(no ? "verify: FAILED: %s." : "verify: passed%s: >= 0.97 of the defaults wherever "
-		   "the bands differ, ahead somewhere beyond that extent's noise.", no ? no : "");
+		   "the bands differ, ahead somewhere beyond that extent's noise (hot targets; the "
+		   "uncached bands: the cold and use tables).", no ? no : "");
 	if (no && !opts->force)
 		bench_note("nothing written (--force writes it anyway).");
-	rc = library_accepts(text, len) || save(opts, text, len, !no);
+	rc = rc || tune_save(opts, text, len, !no);
 	free(text);
-	rc |= write_outputs(opts, tables, 2 + nkinds);
+	rc |= tune_write_outputs(opts, tables, 2 + nkinds);
 	for (size_t i = 0; i < nkinds; i++)
 		bench_table_free(tables[2 + i]);
 	bench_table_free(medians);

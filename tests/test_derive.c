@@ -380,8 +380,9 @@ Test(derive, size_strings)
 	cr_assert_str_eq(derive_size_str(100, b, sizeof(b)), "100");
 }
 
-/* Profile format 2 as the Zen 4 bands write it. */
-Test(derive, profile_format_2)
+/* Profile format 3 as the Zen 4 bands write it: format 2's lines under
+ * version 3 when nothing of version 3 is known, then with its lines. */
+Test(derive, profile_format_3)
 {
 	reset();
 	load_wide("amd-epyc-zen4-tune.csv");
@@ -391,11 +392,11 @@ Test(derive, profile_format_2)
 	size_t len;
 	FILE *f = open_memstream(&text, &len);
 	struct derive_profile_id id = { "2026-12-01", "x86_64", "AuthenticAMD 25 17 AMD EPYC",
-					"AMD EPYC", 0, 0 };
+					"AMD EPYC", 0, 0, NULL, 0, NULL };
 	derive_write_profile(f, &id, &in, &res);
 	fclose(f);
 	cr_assert_str_eq(text, "# clearpages profile: clearbench tune, 2026-12-01, AMD EPYC\n"
-		"version 2\narch x86_64\ncpu AuthenticAMD 25 17 AMD EPYC\n"
+		"version 3\narch x86_64\ncpu AuthenticAMD 25 17 AMD EPYC\n"
 		"band 0 avx2\nband 16M clzero\nband 64M avx2_nt\nband 512M clzero\nend\n");
 	free(text);
 	f = open_memstream(&text, &len);
@@ -403,6 +404,23 @@ Test(derive, profile_format_2)
 	derive_write_profile(f, &id, &in, &res);
 	fclose(f);
 	cr_assert(strstr(text, "\nparallel 4M\nend\n"), "%s", text);
+	free(text);
+	/* the uncached bands (here two of the hot ones' kernels) and the threshold */
+	struct derive_result un = res;
+	un.nbands = 2;
+	un.band[1].from_pages = MIB(2) / DERIVE_PAGE;
+	un.band[1].kernel = res.band[2].kernel;
+	id.uncached = &un;
+	id.cached_min_mbps = 16400;
+	id.comment = "# where they came from\n";
+	f = open_memstream(&text, &len);
+	derive_write_profile(f, &id, &in, &res);
+	fclose(f);
+	cr_assert_str_eq(text, "# clearpages profile: clearbench tune, 2026-12-01, AMD EPYC\n"
+		"version 3\narch x86_64\ncpu AuthenticAMD 25 17 AMD EPYC\n# where they came from\n"
+		"band 0 avx2\nband 16M clzero\nband 64M avx2_nt\nband 512M clzero\n"
+		"uncached_band 0 avx2\nuncached_band 2M avx2_nt\ncached_min_mbps 16400\n"
+		"parallel 4M\nend\n");
 	free(text);
 }
 

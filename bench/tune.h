@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tune's parts: the hot fit and its verification (tune.c), the tables of the
+ * fit (tune_tables.c), the cold and use targets with what the profile takes
+ * from them, the uncached bands' input and the residency threshold
+ * (tune_targets.c), and the profile's text and where it goes (tune_profile.c).
+ */
+#ifndef CLEARBENCH_TUNE_H
+#define CLEARBENCH_TUNE_H
+
+#include "clearbench.h"
+#include "derive.h"
+
+#define TUNE_REMEASURE_FACTOR 3   /* rounds for an uncertain decision, times the first pass */
+
+struct tune {
+	struct derive_input in;   /* hot figures: the fit of band */
+	const struct cp_kernel *k[DERIVE_MAX_KERNELS];
+	size_t rounds[DERIVE_MAX_SIZES][DERIVE_MAX_KERNELS];
+	int remeasured[DERIVE_MAX_SIZES][DERIVE_MAX_KERNELS];
+	/* the defaults' uncached kernel per size (an index into k, -1: not measured) */
+	int default_uncached[DERIVE_MAX_SIZES];
+};
+
+/* Median and its ~95 % distribution-free interval, GB/s, from per-pass seconds. */
+struct derive_cell tune_cell_of(const double *seconds, size_t n, size_t bytes);
+
+/* ---- tune_targets.c ---- */
+struct tune_targets {
+	unsigned kinds;            /* 1 << BK_COLD, 1 << BK_USE: measured */
+	size_t pool_bytes;
+	char why[160];             /* why the pool is smaller than the default */
+	struct derive_cell cell[BK_NKINDS][DERIVE_MAX_SIZES][DERIVE_MAX_KERNELS];
+};
+/* Every kernel of t at every size on the kinds of --target other than hot
+ * (default: cold and use). 0, or 1 when the pool could not be had. */
+int tune_targets_measure(const struct bench_opts *opts, const struct tune *t,
+			 struct tune_targets *m);
+/* The derivation's input for the uncached bands: t's sizes and kernels with the
+ * use figures, the defaults' uncached kernels as its defaults. 0, or -1 when
+ * use was not measured. */
+int tune_uncached_input(const struct tune *t, const struct tune_targets *m,
+			struct derive_input *out);
+/* cached_min_mbps (0: cold not measured) and the comment lines saying where it
+ * came from. */
+unsigned tune_cached_min_mbps(const struct tune *t, const struct tune_targets *m,
+			      char *comment, size_t len);
+/* One table per kind measured into out (room for BK_NKINDS): every kernel, the
+ * fastest, and cp_clear_pages' uncached kernel under the tuned profile and
+ * under the defaults (tuned_uncached, default: per size, indices into t->k);
+ * and the note saying how. Returns how many. */
+size_t tune_targets_tables(const struct tune *t, const struct tune_targets *m,
+			   const int *tuned_uncached, struct bench_table **out, char *note,
+			   size_t notelen);
+
+/* ---- tune_tables.c ---- */
+struct bench_table *tune_medians_table(const struct tune *t, const struct derive_result *r);
+struct bench_table *tune_cells_table(const struct tune *t);
+void tune_note_remeasured(const struct tune *t, const struct derive_result *r);
+/* The cells to --csv NAME.csv, the other tables to NAME-<suffix>.csv. */
+int tune_write_outputs(const struct bench_opts *opts, struct bench_table *const *tables,
+		       size_t n);
+
+/* ---- tune_profile.c ---- */
+/* What the profile holds beyond the hot bands: version 3's lines. */
+struct tune_v3 {
+	const struct derive_result *uncached;   /* NULL: no uncached_band lines */
+	unsigned cached_min_mbps;               /* 0: no cached_min_mbps line */
+	char comment[768];                      /* "# " lines saying where they came from */
+};
+char *tune_profile_text(const struct tune *t, const struct derive_result *r,
+			const struct tune_v3 *v3, size_t *len);
+/* The text as the library will read it: parsed by its own parser, for this
+ * CPU; uncached[i]: the kernel cp_clear_pages would take at size i on memory
+ * not in the caches under it (an index into t->k, -1: another). 0, or 1 after
+ * a message (a bug here, never the user's). */
+int tune_library_accepts(const struct tune *t, const char *text, size_t len, int *uncached);
+/* Before measuring: --out a regular file where it exists, --install as root. 0 or 2. */
+int tune_check_targets(const struct bench_opts *opts);
+/* --out, --install or neither, after verify passed (or --force); the exit status. */
+int tune_save(const struct bench_opts *opts, const char *text, size_t len, int passed);
+
+#endif
