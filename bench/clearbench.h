@@ -309,6 +309,9 @@ void bench_header_html(FILE *f, const struct bench_opts *opts);
  * starts at from_pages[i] and uses kernel[i]. Returns the band count. */
 #define BENCH_MAX_BANDS 16
 size_t bench_auto_bands(size_t *from_pages, const struct cp_kernel **kernel, size_t max);
+/* The same for any per-extent choice (bench_uncached_kernel: the uncached bands). */
+size_t bench_bands_of(const struct cp_kernel *(*pick)(size_t npages), size_t *from_pages,
+		      const struct cp_kernel **kernel, size_t max);
 /* A JSON string literal (table.c). */
 void bench_json_str(FILE *f, const char *s);
 /* Size with an optional k/M/G suffix (powers of 1024); 0 or -1. */

@@ -58,18 +58,24 @@ int bench_emulated(void)
 
 size_t bench_auto_bands(size_t *from_pages, const struct cp_kernel **kernel, size_t max)
 {
-	/* cp_kernel_for() at every power of two, then the exact switch point by
+	return bench_bands_of(cp_kernel_for, from_pages, kernel, max);
+}
+
+size_t bench_bands_of(const struct cp_kernel *(*pick)(size_t npages), size_t *from_pages,
+		      const struct cp_kernel **kernel, size_t max)
+{
+	/* pick() at every power of two, then the exact switch point by
 	 * bisection between the two powers where the kernel changed */
 	size_t n = 0;
 	const struct cp_kernel *prev = NULL;
 	size_t prev_pages = 0;
 	for (size_t pages = 1; pages <= GIB_PAGES && n < max; pages *= 2) {
-		const struct cp_kernel *k = cp_kernel_for(pages);
+		const struct cp_kernel *k = pick(pages);
 		if (k != prev) {
 			size_t lo = prev_pages, hi = pages;   /* kernel(lo) = prev, kernel(hi) = k */
 			while (prev && hi - lo > 1) {
 				size_t mid = lo + (hi - lo) / 2;
-				if (cp_kernel_for(mid) == prev)
+				if (pick(mid) == prev)
 					lo = mid;
 				else
 					hi = mid;
@@ -117,10 +123,31 @@ static void thp_mode(char *buf, size_t len)
 		fclose(f);
 }
 
+/* "k1 4K to 8K, k2 8K to 64M, k3 from 64M on" for a per-extent choice. */
+static void bands_line(const struct cp_kernel *(*pick)(size_t npages), char *out, size_t len)
+{
+	size_t from[BENCH_MAX_BANDS];
+	const struct cp_kernel *k[BENCH_MAX_BANDS];
+	char a[16], b[16];
+	size_t nb = bench_bands_of(pick, from, k, BENCH_MAX_BANDS);
+	out[0] = '\0';
+	for (size_t i = 0; i < nb; i++) {
+		size_t l = strlen(out);
+		if (i + 1 < nb)
+			snprintf(out + l, len - l, "%s%s %s to %s", i ? ", " : "", k[i]->name,
+				 bench_size_str(from[i] * CP_PAGE_SIZE, a, sizeof(a)),
+				 bench_size_str(from[i + 1] * CP_PAGE_SIZE, b, sizeof(b)));
+		else
+			snprintf(out + l, len - l, "%s%s from %s on", i ? ", " : "", k[i]->name,
+				 bench_size_str(from[i] * CP_PAGE_SIZE, a, sizeof(a)));
+	}
+}
+
 /* The header's fields, once, for text, JSON and HTML alike. */
 struct header {
 	struct bench_host h;
 	char arch[16], kernel_list[512], features[400], caches[128], autoline[512], thp[64];
+	char uncachedline[512];
 	char os[128];
 };
 
@@ -152,20 +179,18 @@ static void header_fill(struct header *hd, const struct bench_opts *opts)
 		 l1d_bytes() ? bench_size_str(l1d_bytes(), a, sizeof(a)) : "?",
 		 bench_size_str(hd->h.l2_bytes, b, sizeof(b)),
 		 bench_size_str(hd->h.llc_bytes, c, sizeof(c)));
-	size_t from[BENCH_MAX_BANDS];
-	const struct cp_kernel *k[BENCH_MAX_BANDS];
-	size_t nb = bench_auto_bands(from, k, BENCH_MAX_BANDS);
-	for (size_t i = 0; i < nb; i++) {
-		size_t l = strlen(hd->autoline);
-		if (i + 1 < nb)
-			snprintf(hd->autoline + l, sizeof(hd->autoline) - l, "%s%s %s to %s",
-				 i ? ", " : "", k[i]->name,
-				 bench_size_str(from[i] * CP_PAGE_SIZE, a, sizeof(a)),
-				 bench_size_str(from[i + 1] * CP_PAGE_SIZE, b, sizeof(b)));
-		else
-			snprintf(hd->autoline + l, sizeof(hd->autoline) - l, "%s%s from %s on",
-				 i ? ", " : "", k[i]->name,
-				 bench_size_str(from[i] * CP_PAGE_SIZE, a, sizeof(a)));
+	bands_line(cp_kernel_for, hd->autoline, sizeof(hd->autoline));
+	if (bench_estimate_from_pages() == SIZE_MAX) {
+		snprintf(hd->uncachedline, sizeof(hd->uncachedline),
+			 "no estimate (extent alone: the line above)");
+	} else {
+		size_t l = (size_t)snprintf(hd->uncachedline, sizeof(hd->uncachedline),
+			"from %s a 16 KiB chunk under %u MB/s says uncached, then: ",
+			bench_size_str(bench_estimate_from_pages() * CP_PAGE_SIZE, c, sizeof(c)),
+			bench_cached_min_mbps());
+		if (l < sizeof(hd->uncachedline))
+			bands_line(bench_uncached_kernel, hd->uncachedline + l,
+				   sizeof(hd->uncachedline) - l);
 	}
 	if (hd->h.forced) {
 		size_t l = strlen(hd->autoline);
@@ -192,6 +217,7 @@ void bench_header(const struct bench_opts *opts, const char *scenario)
 	printf("caches:   %s\n", hd.caches);
 	printf("kernels:  %s\n", hd.kernel_list);
 	printf("auto:     %s\n", hd.autoline);
+	printf("uncached: %s\n", hd.uncachedline);
 	printf("policy:   %s\n", cp_policy_source());
 	printf("memory:   THP %s; GB/s = 10^9 bytes/s; memset from glibc %s\n", hd.thp,
 	       bench_libc_version());
@@ -219,6 +245,8 @@ void bench_header_json(FILE *f, const struct bench_opts *opts)
 		cpus_here(), l1d_bytes(), hd.h.l2_bytes, hd.h.llc_bytes);
 	fprintf(f, ", \"auto\": ");
 	bench_json_str(f, hd.autoline);
+	fprintf(f, ", \"uncached\": ");
+	bench_json_str(f, hd.uncachedline);
 	/* the bands as data, and where auto first goes non-temporal (0: never) */
 	size_t from[BENCH_MAX_BANDS], nt_from = 0;
 	const struct cp_kernel *bk[BENCH_MAX_BANDS];
@@ -286,6 +314,7 @@ void bench_header_html(FILE *f, const struct bench_opts *opts)
 	html_row(f, "caches", hd.caches);
 	html_row(f, "kernels", hd.kernel_list);
 	html_row(f, "auto", hd.autoline);
+	html_row(f, "uncached", hd.uncachedline);
 	html_row(f, "policy", cp_policy_source());
 	snprintf(line, sizeof(line), "clearpages %s, %s, %s, glibc %s, THP %s", cp_version(),
 		 hd.arch, hd.os, bench_libc_version(), hd.thp);

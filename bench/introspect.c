@@ -59,6 +59,21 @@ const struct cp_kernel *bench_hot_kernel(size_t npages)
 	return cp__pick_hot(npages);
 }
 
+const struct cp_kernel *bench_uncached_kernel(size_t npages)
+{
+	return cp__bands_pick(&cp__state()->policy.uncached, npages ? npages : 1);
+}
+
+unsigned bench_cached_min_mbps(void)
+{
+	return cp__state()->policy.cached_min_mbps;
+}
+
+size_t bench_estimate_from_pages(void)
+{
+	return cp__state()->policy.estimate_from_pages;
+}
+
 static struct cp__policy saved_policy;
 static const char *saved_source;
 static int policy_saved;

@@ -26,6 +26,12 @@ void bench_host_get(struct bench_host *h);
 
 /* The temporal kernel cp_clear_pages_hot() uses at npages (fault's all-temporal rows). */
 const struct cp_kernel *bench_hot_kernel(size_t npages);
+/* The kernel cp_clear_pages() uses at npages on memory the estimate finds
+ * uncached, the estimate's threshold (MB/s; 0: none) and the extent from which
+ * it runs (SIZE_MAX: never) -- the header's "uncached:" line. */
+const struct cp_kernel *bench_uncached_kernel(size_t npages);
+unsigned bench_cached_min_mbps(void);
+size_t bench_estimate_from_pages(void);
 
 /* Fault's mixed rows: lower the non-temporal crossover to `pages` (every band
  * above it non-temporal), then put the policy back as it was. */
