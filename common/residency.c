@@ -11,6 +11,19 @@
 #include <time.h>
 #endif
 
+/* floor(pages * 4096 * hz / d) in 64-bit steps: a 128-bit division calls
+ * libgcc's __udivti3, which the freestanding object must not need. With
+ * hz = q * d + r and pages * r = sq * d + sr, the quotient is
+ * pages * 4096 * q + 4096 * sq + floor(4096 * sr / d), each term in range
+ * for pages <= 64 and d = mbps * 10^6 < 2^52. */
+static uint64_t chunk_ticks(size_t pages, unsigned long long hz, uint64_t d)
+{
+	uint64_t q = hz / d, r = hz % d;
+	uint64_t s = (uint64_t)pages * r;
+	return (uint64_t)pages * CP_PAGE_SIZE * q + s / d * CP_PAGE_SIZE +
+	       s % d * CP_PAGE_SIZE / d;
+}
+
 int cp__timing_for(unsigned mbps, unsigned long long hz, size_t min_pages,
 		   struct cp__timing *out)
 {
@@ -19,9 +32,8 @@ int cp__timing_for(unsigned mbps, unsigned long long hz, size_t min_pages,
 	if (!mbps || !hz || !min_pages)
 		return 0;
 	for (size_t pages = min_pages; pages <= CP__RESIDENCY_MAX_CHUNK_PAGES; pages *= 2) {
-		/* bytes / (mbps * 10^6 B/s) seconds, in ticks; 128 bits: hz up to 2^64 */
-		unsigned __int128 num = (unsigned __int128)pages * CP_PAGE_SIZE * hz;
-		uint64_t limit = (uint64_t)(num / ((unsigned long long)mbps * 1000000u));
+		/* bytes / (mbps * 10^6 B/s) seconds, in ticks */
+		uint64_t limit = chunk_ticks(pages, hz, (uint64_t)mbps * 1000000u);
 		if (limit >= CP__RESIDENCY_MIN_TICKS) {
 			out->chunk_pages = pages;
 			out->limit_ticks = limit;

@@ -128,6 +128,41 @@ Test(residency, chunk_grows_with_a_slow_counter)
 	}
 }
 
+/* The limit is floor(chunk bytes * hz / (mbps * 10^6)) exactly, computed
+ * here in 128 bits (the library divides in 64-bit steps: the freestanding
+ * object links no libgcc), and the chunk the smallest doubling that lasts 32
+ * ticks. */
+static void expect_exact(unsigned mbps, unsigned long long hz, size_t min_pages)
+{
+	unsigned __int128 d = (unsigned __int128)mbps * 1000000u;
+	size_t want_pages = 0;
+	uint64_t want = 0;
+	for (size_t pg = min_pages; pg <= CP__RESIDENCY_MAX_CHUNK_PAGES && !want_pages; pg *= 2) {
+		unsigned __int128 q = (unsigned __int128)pg * CP_PAGE_SIZE * hz / d;
+		if (q >= CP__RESIDENCY_MIN_TICKS)
+			want_pages = pg, want = (uint64_t)q;
+	}
+	struct cp__timing t;
+	int ok = cp__timing_for(mbps, hz, min_pages, &t);
+	cr_expect(ok == (want_pages != 0) && t.chunk_pages == want_pages && t.limit_ticks == want,
+		  "%u MB/s, %llu Hz, from %zu pages: %zu pages, %llu ticks; want %zu, %llu",
+		  mbps, hz, min_pages, t.chunk_pages, (unsigned long long)t.limit_ticks,
+		  want_pages, (unsigned long long)want);
+}
+
+Test(residency, limit_is_the_exact_quotient)
+{
+	static const unsigned mbps[] = { 1, 999, 11500, 16000, 17000, 36000, 52000, 4294967295u };
+	static const unsigned long long hz[] = { 1000007, 25000000, 62500000, 1000000000,
+						 2599986695ull, 2100000000, 1000000000000000000ull,
+						 18446744073709551615ull };
+	static const size_t min_pages[] = { 1, 3, 4 };
+	for (size_t m = 0; m < sizeof(mbps) / sizeof(mbps[0]); m++)
+		for (size_t h = 0; h < sizeof(hz) / sizeof(hz[0]); h++)
+			for (size_t p = 0; p < sizeof(min_pages) / sizeof(min_pages[0]); p++)
+				expect_exact(mbps[m], hz[h], min_pages[p]);
+}
+
 /* What the calls read: the cached and uncached bands, the threshold and where
  * each estimate applies. */
 static void expect_residency(const char *who, const struct cp__policy *p,
