@@ -237,6 +237,30 @@ Test(residency_run, cp_clear_pages_cold_history_and_plan)
 	publish_defaults();
 }
 
+/* CLEARPAGES_DISABLE=counter through the environment: no threshold, no
+ * extent estimated, no message; the bands stay. */
+CHILD_BODY(print_residency)
+{
+	const struct cp__state *s = cp__state();
+	printf("counter=%d mbps=%u estimate_from=%zu cold_below=%zu nt_from=%zu\n",
+	       !!(s->features & CP__F_COUNTER), s->policy.cached_min_mbps,
+	       s->policy.estimate_from_pages, s->policy.cold_estimate_below_pages,
+	       cp__policy_nt_from(&s->policy));
+}
+
+Test(residency_run, disable_counter_from_the_environment)
+{
+	static const char *const off[] = { "CLEARPAGES_DISABLE", "COUNTER", NULL };
+	struct child_out on = in_child(no_env, print_residency), co = in_child(off, print_residency);
+	char want[160];
+	const char *nt = strstr(on.out, " nt_from=");
+	cr_assert(nt, "%s", on.out);
+	snprintf(want, sizeof(want), "counter=0 mbps=0 estimate_from=%zu cold_below=0%s",
+		 (size_t)CP__BAND_UNUSED, nt);
+	cr_expect_str_eq(co.out, want, "CLEARPAGES_DISABLE=COUNTER, unmasked: %s", on.out);
+	cr_expect_str_empty(co.err, "a known token: no message");
+}
+
 /* ---- this machine's counter and threshold ---- */
 
 /* Write back and evict every line of [p, p + len) from every cache level. */
