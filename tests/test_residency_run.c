@@ -221,11 +221,15 @@ static int cmp_first(const void *a, const void *b)
 	return x->first < y->first ? -1 : x->first > y->first;
 }
 
-static int clear_two_shares(void *addr, size_t npages)
+static int sorted(int r)
 {
-	int r = cp__clear_pages_parallel_min(addr, npages, 2, BATCH);
 	qsort(rec.c, rec.n < MAX_CALLS ? rec.n : MAX_CALLS, sizeof(rec.c[0]), cmp_first);
 	return r;
+}
+
+static int clear_two_shares(void *addr, size_t npages)
+{
+	return sorted(cp__clear_pages_parallel_min(addr, npages, 2, BATCH));
 }
 
 Test(residency_run, parallel_shares_plan_their_own_batches)
@@ -235,6 +239,24 @@ Test(residency_run, parallel_shares_plan_their_own_batches)
 		"8 MiB in two shares: the first uncached, the second cached", 2048, SLOW(0, 4),
 		T(0, 4), T(4, 4), N(8, 1016), T(1024, 4), T(1028, 1020));
 	run_scenario(&sc, clear_two_shares, 0);
+	publish_defaults();
+}
+
+/* cp_clear_huge's far ranges take cp_clear_pages' plan, batched from each
+ * range's first page; the hot range (last) takes the hot kernel, untimed.
+ * Sorted by page (the order itself: tests/test_huge.c). */
+static int clear_huge_hot_first_page(void *addr, size_t npages)
+{
+	return sorted(cp_clear_huge(addr, npages, 0));
+}
+
+Test(residency_run, huge_far_ranges_plan_their_batches)
+{
+	publish_recording();
+	static const struct scenario sc = SCENARIO(
+		"huge, 8 MiB, hot page 0: the far range [3, 2048) uncached then cached", 2048,
+		SLOW(3, 7), T(0, 3), T(3, 4), T(7, 4), N(11, 1016), T(1027, 4), T(1031, 1017));
+	run_scenario(&sc, clear_huge_hot_first_page, 0);
 	publish_defaults();
 }
 
