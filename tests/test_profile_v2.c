@@ -130,7 +130,7 @@ Test(profile2, malformed_rejected_policy_unchanged)
 	}
 	static const char *const no_cpu = "version 2\nband 0 " BASELINE "\nend\n";
 	cr_expect_eq(cp_set_profile(profile_file(no_cpu, strlen(no_cpu))), -EINVAL, "no cpu line");
-	cr_assert(!memcmp(&before, &cp__state()->policy, sizeof(before)), "policy changed");
+	cr_assert(cp__policy_eq(&before, &cp__state()->policy), "policy changed");
 }
 
 Test(profile2, another_cpus_profile_is_refused)
@@ -142,7 +142,7 @@ Test(profile2, another_cpus_profile_is_refused)
 	struct cp__policy before = cp__state()->policy;
 	cr_expect_eq(cp_set_profile(PROFILE(other)), -EINVAL);
 	cr_expect_eq(cp_set_profile(PROFILE(other_arm)), -EINVAL);
-	cr_assert(!memcmp(&before, &cp__state()->policy, sizeof(before)), "policy changed");
+	cr_assert(cp__policy_eq(&before, &cp__state()->policy), "policy changed");
 }
 
 /* Child: the system profile path from CP_TEST_SYSTEM_PROFILE (set before the
