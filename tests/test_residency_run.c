@@ -112,7 +112,7 @@ static void describe(char *out, size_t len, const struct call *c, unsigned n)
 struct scenario {
 	const char *what;
 	size_t npages;
-	size_t slow[8];              /* 0-terminated after the first entry */
+	size_t slow[8];              /* pages whose temporal call spins: nslow of them */
 	unsigned nslow;
 	struct call want[MAX_CALLS];
 	unsigned nwant;
@@ -131,12 +131,12 @@ static void run_scenario(const struct scenario *sc, int (*clear)(void *, size_t)
 	memcpy(rec.slow, sc->slow, sizeof(rec.slow));
 	rec.nslow = sc->nslow;
 	cr_assert_eq(clear(g.mem + PG, sc->npages), 0, "%s", sc->what);
-	char got[400], want[400];
-	describe(got, sizeof(got), rec.c, rec.n);
-	describe(want, sizeof(want), sc->want, sc->nwant);
 	cr_expect_eq(rec.overflow, 0, "%s: more than %d calls", sc->what, MAX_CALLS);
 	if (rec.n > MAX_CALLS)
 		rec.n = MAX_CALLS;
+	char got[400], want[400];
+	describe(got, sizeof(got), rec.c, rec.n);
+	describe(want, sizeof(want), sc->want, sc->nwant);
 	cr_expect_str_eq(got, want, "%s: calls%s, want%s", sc->what, got, want);
 	size_t next = from;
 	for (unsigned i = 0; i < rec.n; i++) {
