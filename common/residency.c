@@ -59,6 +59,17 @@ static uint64_t calib_ticks0, calib_ns0;   /* written before the first state is 
 static unsigned long long calibrated_hz;    /* 0, then the one measured value */
 #define CALIB_MIN_NS 2000000ull             /* 2 ms: clock resolution is ~tens of ns */
 
+/* ticks * 10^9 / ns without a 128-bit division (libgcc's __udivti3 carries
+ * no BTI/PAC property on arm64 and strips it from libclearpages.so): past
+ * 2^34 ns (17 s) both halve, then the quotient and remainder by ns each
+ * stay within 64 bits (remainder < 2^34, 10^9 < 2^30). */
+static unsigned long long ticks_per_second(uint64_t ticks, uint64_t ns)
+{
+	while (ns >= (1ull << 34))
+		ticks >>= 1, ns >>= 1;
+	return ticks / ns * 1000000000u + ticks % ns * 1000000000u / ns;
+}
+
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -89,8 +100,7 @@ unsigned long long cp__counter_hz(const struct cp__state *s)
 	uint64_t ns = now_ns(), ticks = cp__counter_read();
 	if (ns < calib_ns0 + CALIB_MIN_NS || ticks <= calib_ticks0)
 		return 0;
-	hz = (unsigned long long)((unsigned __int128)(ticks - calib_ticks0) * 1000000000u /
-				  (ns - calib_ns0));
+	hz = ticks_per_second(ticks - calib_ticks0, ns - calib_ns0);
 	unsigned long long none = 0;
 	/* racers measure nearly the same; the first one published stays */
 	if (!__atomic_compare_exchange_n(&calibrated_hz, &none, hz, 0, __ATOMIC_RELAXED,
