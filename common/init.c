@@ -265,7 +265,7 @@ static void *pages_alloc(size_t bytes)
 static const struct cp__state *kept_same(const struct cp__policy *p, const char *source)
 {
 	for (const struct cp__state *s = kept; s; s = s->older)
-		if (!memcmp(&s->policy, p, sizeof(*p)) && !strcmp(s->source, source))
+		if (cp__policy_eq(&s->policy, p) && !strcmp(s->source, source))
 			return s;
 	return NULL;
 }

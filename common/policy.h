@@ -78,6 +78,27 @@ static inline size_t cp__policy_nt_from(const struct cp__policy *p)
 	return CP__BAND_UNUSED;
 }
 
+/* Two policies hold the same choices. Field by field, never memcmp: the
+ * struct has padding (after cached_min_mbps) that a policy built on the
+ * stack leaves uninitialised. */
+static inline int cp__bands_eq(const struct cp__bands *a, const struct cp__bands *b)
+{
+	for (unsigned i = 0; i < CP__MAX_BANDS; i++)
+		if (a->band[i].from_pages != b->band[i].from_pages ||
+		    a->band[i].kernel != b->band[i].kernel)
+			return 0;
+	return 1;
+}
+static inline int cp__policy_eq(const struct cp__policy *a, const struct cp__policy *b)
+{
+	return cp__bands_eq(&a->any, &b->any) && cp__bands_eq(&a->hot, &b->hot) &&
+	       cp__bands_eq(&a->cold, &b->cold) && cp__bands_eq(&a->uncached, &b->uncached) &&
+	       a->cached_min_mbps == b->cached_min_mbps &&
+	       a->estimate_from_pages == b->estimate_from_pages &&
+	       a->cold_estimate_below_pages == b->cold_estimate_below_pages &&
+	       a->parallel_min_share_pages == b->parallel_min_share_pages;
+}
+
 /* The derived fields of p from its bands and threshold (select.c; anything
  * that builds a policy by hand calls it before publishing). */
 void cp__policy_finish(struct cp__policy *p);

@@ -11,19 +11,29 @@
 #include <time.h>
 #endif
 
+/* floor(pages * 4096 * hz / d) in 64-bit steps: a 128-bit division calls
+ * libgcc's __udivti3, which the freestanding object must not need. With
+ * hz = q * d + r and pages * r = sq * d + sr, the quotient is
+ * pages * 4096 * q + 4096 * sq + floor(4096 * sr / d), each term in range
+ * for pages <= 64 and d = mbps * 10^6 < 2^52. */
+static uint64_t chunk_ticks(size_t pages, unsigned long long hz, uint64_t d)
+{
+	uint64_t q = hz / d, r = hz % d;
+	uint64_t s = (uint64_t)pages * r;
+	return (uint64_t)pages * CP_PAGE_SIZE * q + s / d * CP_PAGE_SIZE +
+	       s % d * CP_PAGE_SIZE / d;
+}
+
 int cp__timing_for(unsigned mbps, unsigned long long hz, size_t min_pages,
 		   struct cp__timing *out)
 {
 	out->chunk_pages = 0;
 	out->limit_ticks = 0;
-	/* hz below 2^40 (1 THz) keeps pages * 4096 * hz in 64 bits (no libgcc
-	 * division helper in the freestanding object) */
-	if (!mbps || !hz || !min_pages || hz >= 1ull << 40)
+	if (!mbps || !hz || !min_pages)
 		return 0;
 	for (size_t pages = min_pages; pages <= CP__RESIDENCY_MAX_CHUNK_PAGES; pages *= 2) {
 		/* bytes / (mbps * 10^6 B/s) seconds, in ticks */
-		uint64_t limit = (uint64_t)pages * CP_PAGE_SIZE * hz /
-				 ((uint64_t)mbps * 1000000u);
+		uint64_t limit = chunk_ticks(pages, hz, (uint64_t)mbps * 1000000u);
 		if (limit >= CP__RESIDENCY_MIN_TICKS) {
 			out->chunk_pages = pages;
 			out->limit_ticks = limit;
@@ -48,6 +58,17 @@ int cp__residency_verdict(const struct cp__timing *t, const uint64_t *ticks, uns
 static uint64_t calib_ticks0, calib_ns0;   /* written before the first state is published */
 static unsigned long long calibrated_hz;    /* 0, then the one measured value */
 #define CALIB_MIN_NS 2000000ull             /* 2 ms: clock resolution is ~tens of ns */
+
+/* ticks * 10^9 / ns without a 128-bit division (libgcc's __udivti3 carries
+ * no BTI/PAC property on arm64 and strips it from libclearpages.so): past
+ * 2^34 ns (17 s) both halve, then the quotient and remainder by ns each
+ * stay within 64 bits (remainder < 2^34, 10^9 < 2^30). */
+static unsigned long long ticks_per_second(uint64_t ticks, uint64_t ns)
+{
+	while (ns >= (1ull << 34))
+		ticks >>= 1, ns >>= 1;
+	return ticks / ns * 1000000000u + ticks % ns * 1000000000u / ns;
+}
 
 static uint64_t now_ns(void)
 {
@@ -79,8 +100,7 @@ unsigned long long cp__counter_hz(const struct cp__state *s)
 	uint64_t ns = now_ns(), ticks = cp__counter_read();
 	if (ns < calib_ns0 + CALIB_MIN_NS || ticks <= calib_ticks0)
 		return 0;
-	uint64_t dticks = ticks - calib_ticks0, dus = (ns - calib_ns0) / 1000;   /* >= 2000 */
-	hz = dticks < 1ull << 44 ? dticks * 1000000u / dus : dticks / dus * 1000000u;
+	hz = ticks_per_second(ticks - calib_ticks0, ns - calib_ns0);
 	unsigned long long none = 0;
 	/* racers measure nearly the same; the first one published stays */
 	if (!__atomic_compare_exchange_n(&calibrated_hz, &none, hz, 0, __ATOMIC_RELAXED,

@@ -2,8 +2,9 @@
 /*
  * What tests and clearbench may reach beyond the public header: the published
  * state (read-only, plus cp__policy_publish to install recording kernels),
- * the pure layers (registry, selection, profile parser, size parser) and the
- * walks behind the huge and parallel calls. Nothing else of common/.
+ * the pure layers (registry, selection, profile parser, size parser, the
+ * residency estimate) and the walks behind the huge and parallel calls.
+ * Nothing else of common/.
  */
 #ifndef CP_TESTHOOKS_H
 #define CP_TESTHOOKS_H
@@ -14,6 +15,7 @@
 #include "parse.h"
 #include "profile.h"
 #include "registry.h"
+#include "residency.h"
 #include "select.h"
 #include "state.h"
 #if defined(__aarch64__)

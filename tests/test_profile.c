@@ -33,7 +33,7 @@ static struct cp__policy policy_now(void)
 
 static void assert_policy_eq(struct cp__policy a, struct cp__policy b, const char *what)
 {
-	cr_assert(!memcmp(&a, &b, sizeof(a)), "policy changed: %s", what);
+	cr_assert(cp__policy_eq(&a, &b), "policy changed: %s", what);
 }
 
 /* A profile using every key, kernels different from the defaults where the CPU allows. */
@@ -174,7 +174,7 @@ CHILD_BODY(baseline_profile_applied)
 CHILD_BODY(policy_is_default)
 {
 	const struct cp__state *s = cp__state();
-	if (memcmp(&s->policy, &s->defaults, sizeof(s->policy)))
+	if (!cp__policy_eq(&s->policy, &s->defaults))
 		_exit(3);
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Profile format 2 (cpu line, bands, parallel split, end line) and where the
- * policy comes from at initialisation: CLEARPAGES_PROFILE, then the
+ * Profile format 2 (cpu line, bands, parallel split, end line), format 3's
+ * residency keys (uncached_band, cached_min_mbps) loaded from a file, and
+ * where the policy comes from at initialisation: CLEARPAGES_PROFILE, then the
  * machine-wide profile, then the built-in profile or the generic rule.
  */
 #include "testutil.h"
@@ -50,6 +51,28 @@ Test(profile2, bands_applied_and_source_named)
 	cr_assert_str_eq(cp_policy_source(), want);
 	cr_assert_eq(cp_set_profile(NULL), 0);
 	cr_assert_str_eq(cp_policy_source(), cp__state()->default_source);
+}
+
+/* Version 3 adds the uncached bands and the residency threshold; its other
+ * keys are version 2's. */
+Test(profile2, version_3_file_sets_uncached_bands_and_threshold)
+{
+	char text[512];
+	snprintf(text, sizeof(text), "version 3\n%sband 0 %s\nuncached_band 0 %s\n"
+		 "uncached_band 64k %s\ncached_min_mbps 12345\nend\n", cpu_line(), BASELINE,
+		 BASELINE, BASELINE_NT);
+	cr_assert_eq(cp_set_profile(profile_file(text, strlen(text))), 0);
+	const struct cp__policy *p = &cp__state()->policy;
+	cr_expect_str_eq(cp_kernel_for(1 << 20)->name, BASELINE, "any: one band");
+	cr_expect_str_eq(cp__bands_pick(&p->uncached, 15)->name, BASELINE);
+	cr_expect_str_eq(cp__bands_pick(&p->uncached, 16)->name, BASELINE_NT);
+	if (cp__state()->features & CP__F_COUNTER) {
+		cr_expect_eq(p->cached_min_mbps, 12345);
+		cr_expect_eq(p->estimate_from_pages, 16, "any and uncached part at 64 KiB");
+	} else {
+		cr_expect_eq(p->cached_min_mbps, 0, "no counter: nothing to time with");
+	}
+	cr_assert_eq(cp_set_profile(NULL), 0);
 }
 
 Test(profile2, every_cut_of_a_profile_is_refused)
@@ -107,7 +130,7 @@ Test(profile2, malformed_rejected_policy_unchanged)
 	}
 	static const char *const no_cpu = "version 2\nband 0 " BASELINE "\nend\n";
 	cr_expect_eq(cp_set_profile(profile_file(no_cpu, strlen(no_cpu))), -EINVAL, "no cpu line");
-	cr_assert(!memcmp(&before, &cp__state()->policy, sizeof(before)), "policy changed");
+	cr_assert(cp__policy_eq(&before, &cp__state()->policy), "policy changed");
 }
 
 Test(profile2, another_cpus_profile_is_refused)
@@ -119,7 +142,7 @@ Test(profile2, another_cpus_profile_is_refused)
 	struct cp__policy before = cp__state()->policy;
 	cr_expect_eq(cp_set_profile(PROFILE(other)), -EINVAL);
 	cr_expect_eq(cp_set_profile(PROFILE(other_arm)), -EINVAL);
-	cr_assert(!memcmp(&before, &cp__state()->policy, sizeof(before)), "policy changed");
+	cr_assert(cp__policy_eq(&before, &cp__state()->policy), "policy changed");
 }
 
 /* Child: the system profile path from CP_TEST_SYSTEM_PROFILE (set before the

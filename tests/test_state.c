@@ -85,7 +85,7 @@ Test(state, an_old_state_is_never_rewritten)
 	for (int n = 0; n < 100; n++)
 		cr_assert_eq(cp_set_profile(paths[1 + n % 2]), 0);
 	cr_assert_neq(cp__state(), held);
-	cr_assert(!memcmp(&copy.policy, &held->policy, sizeof(copy.policy)), "policy rewritten");
+	cr_assert(cp__policy_eq(&copy.policy, &held->policy), "policy rewritten");
 	cr_assert_str_eq(held->source, source);
 	/* loading it again publishes the kept state, not a copy */
 	cr_assert_eq(cp_set_profile(paths[0]), 0);
@@ -180,4 +180,29 @@ Test(state, fork_from_a_handler_interrupting_profile_loads)
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child: %s %d",
 		  WIFEXITED(status) ? "exit" : "signal",
 		  WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+}
+
+/* An identical policy finds its kept state whatever its padding holds (a
+ * policy built on the stack, as cp_set_profile's is, leaves it uninitialised):
+ * else each load of the same profile maps a new state, up to the cap. */
+static void same_choices(struct cp__policy *out, const struct cp__policy *p, int pad)
+{
+	memset(out, pad, sizeof(*out));
+	out->any = p->any, out->hot = p->hot, out->cold = p->cold, out->uncached = p->uncached;
+	out->cached_min_mbps = p->cached_min_mbps;
+	out->estimate_from_pages = p->estimate_from_pages;
+	out->cold_estimate_below_pages = p->cold_estimate_below_pages;
+	out->parallel_min_share_pages = p->parallel_min_share_pages;
+}
+
+Test(state, identical_policy_with_other_padding_finds_the_kept_state)
+{
+	struct cp__policy a, b;
+	same_choices(&a, &cp__state()->defaults, 0xa5);
+	same_choices(&b, &cp__state()->defaults, 0x5a);
+	cr_assert(cp__policy_eq(&a, &b));
+	cr_assert_eq(cp__policy_publish(&a, "test"), 0);
+	const struct cp__state *first = cp__state();
+	cr_assert_eq(cp__policy_publish(&b, "test"), 0);
+	cr_expect_eq(cp__state(), first, "the same choices with other padding made a new state");
 }

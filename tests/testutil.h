@@ -72,6 +72,22 @@ static inline int test_quick(void)
 #define test_under_valgrind() 0
 #endif
 
+/* Under qemu-user: the runners (tests/models/arm64.sh) set QEMU_CPU and
+ * QEMU_LD_PREFIX; without them, an arm64 binary on a machine whose
+ * binfmt_misc hands arm64 binaries to qemu-aarch64 is emulated too (a native
+ * arm64 kernel has no reason to register it). Timing under emulation says
+ * nothing of caches. */
+static inline int test_under_qemu(void)
+{
+	if (getenv("QEMU_CPU") || getenv("QEMU_LD_PREFIX"))
+		return 1;
+#if defined(__aarch64__)
+	if (access("/proc/sys/fs/binfmt_misc/qemu-aarch64", F_OK) == 0)
+		return 1;
+#endif
+	return 0;
+}
+
 #if defined(__SANITIZE_ADDRESS__)
 #define CP_TEST_ASAN 1
 #elif defined(__has_feature)

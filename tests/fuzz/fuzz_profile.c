@@ -2,7 +2,8 @@
 /*
  * libFuzzer target: the profile parser over any bytes. It must never read
  * past the input or crash, and whatever it accepts must be a whole profile
- * (version 1 or 2; bands ascending from 0, at most 8, each a usable kernel)
+ * (version 1, 2 or 3; bands, and version 3's uncached bands, ascending from
+ * 0, at most 8, each a usable kernel; no version-3 key in an older version)
  * from which selection builds band lists of usable kernels only.
  */
 #include <stdint.h>
@@ -27,6 +28,15 @@ static int usable(const struct cp__kernel_list *l, const struct cp_kernel *k)
 	return 0;
 }
 
+/* A profile's own rows: n of them (1 .. 8 where required), from 0, ascending. */
+static void check_rows(const struct cp__band *rows, unsigned n, int required)
+{
+	check(n <= CP__MAX_BANDS && (n >= 1 || !required), "band count");
+	check(n == 0 || rows[0].from_pages == 0, "first band not at 0");
+	for (unsigned i = 1; i < n; i++)
+		check(rows[i].from_pages > rows[i - 1].from_pages, "bands not ascending");
+}
+
 static void check_bands(const struct cp__kernel_list *l, const struct cp__bands *b)
 {
 	check(b->band[0].from_pages == 0, "a band list must start at 0");
@@ -49,21 +59,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int r = cp__profile_parse(text, size, &s->kernels, &pr, &err);
 	check(r == 0 || r == -22, "the parser returns 0 or -EINVAL");
 	if (r == 0) {
-		check(pr.version == 1 || pr.version == 2, "accepted an unknown version");
-		if (pr.version == 2) {
-			check(pr.nbands >= 1 && pr.nbands <= CP__MAX_BANDS, "band count");
-			check(pr.has_cpu, "version 2 without a cpu line");
-			check(pr.bands[0].from_pages == 0, "first band not at 0");
-			for (unsigned i = 1; i < pr.nbands; i++)
-				check(pr.bands[i].from_pages > pr.bands[i - 1].from_pages,
-				      "bands not ascending");
+		check(pr.version >= 1 && pr.version <= 3, "accepted an unknown version");
+		if (pr.version >= 2) {
+			check(pr.has_cpu, "version 2 or 3 without a cpu line");
+			check_rows(pr.bands, pr.nbands, 1);
 		}
+		check_rows(pr.uncached, pr.nuncached, 0);
+		check(pr.version == 3 || (!pr.nuncached && !pr.has_cached_min_mbps),
+		      "a version-3 key accepted in an older version");
 		struct cp__select_in in = { &s->cpu, &s->kernels, &pr, 0, 0, NULL };
 		struct cp__policy p;
 		cp__select(&in, &p);
 		check_bands(&s->kernels, &p.any);
 		check_bands(&s->kernels, &p.hot);
 		check_bands(&s->kernels, &p.cold);
+		check_bands(&s->kernels, &p.uncached);
+		check(p.cached_min_mbps || p.estimate_from_pages == CP__BAND_UNUSED,
+		      "no threshold, yet an extent estimated");
 		for (unsigned i = 0; i < CP__MAX_BANDS; i++) {
 			check(!(p.hot.band[i].kernel->flags & CP_NONTEMPORAL), "hot band not temporal");
 			check(p.cold.band[i].kernel->flags & CP_NONTEMPORAL, "cold band temporal");

@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The residency estimate (common/residency.h) as pure functions, fed the
+ * chunk timings of described hosts, and the policy fields it reads (the
+ * uncached bands, cached_min_mbps, estimate_from_pages,
+ * cold_estimate_below_pages) for described CPUs, overrides and profiles.
+ * Running clears: tests/test_residency_run.c.
+ */
+#include "select_util.h"
+#include <errno.h>
+
+/* Ticks of a counter at hz for `bytes` cleared at gbps (10^9 bytes/s): what a
+ * host's recorded rate says its chunk takes. */
+static uint64_t ticks_at(double gbps, double hz, size_t bytes)
+{
+	return (uint64_t)((double)bytes / (gbps * 1e9) * hz);
+}
+
+static const char *verdict_name(int v)
+{
+	return v == CP__CACHED ? "cached" : v == CP__UNCACHED ? "uncached" : "time another";
+}
+
+/* The verdict after each of the n chunks, as cp__plan_run asks for it. */
+static void expect_verdicts(const char *who, const struct cp__timing *t, const uint64_t *ticks,
+			    unsigned n, int want)
+{
+	int got = CP__TIME_ANOTHER;
+	for (unsigned i = 1; i <= n && got == CP__TIME_ANOTHER; i++)
+		got = cp__residency_verdict(t, ticks, i);
+	cr_expect_eq(got, want, "%s: %s, want %s (limit %llu ticks)", who, verdict_name(got),
+		     verdict_name(want), (unsigned long long)t->limit_ticks);
+}
+#define VERDICT(who, t, want, ...) \
+	expect_verdicts(who, t, (const uint64_t[]){ __VA_ARGS__ }, \
+			(unsigned)(sizeof((const uint64_t[]){ __VA_ARGS__ }) / sizeof(uint64_t)), want)
+
+static struct cp__timing timing(unsigned mbps, double hz, size_t min_pages)
+{
+	struct cp__timing t;
+	cr_assert_eq(cp__timing_for(mbps, (unsigned long long)hz, min_pages, &t), 1,
+		     "%u MB/s, %.0f Hz, %zu pages: cannot time", mbps, hz, min_pages);
+	return t;
+}
+
+/* The Intel family 6 model 167 VM (TSC 2.6 GHz, the generic 16000 MB/s):
+ * 16 KiB temporal chunks measured 1500-1860 ticks on an LLC-resident target,
+ * 4500-5400 on a cold one, ~338000 through a host-side stall. */
+Test(residency, intel_vm_chunk_timings)
+{
+	struct cp__timing t = timing(16000, 2.6e9, CP__RESIDENCY_CHUNK_PAGES);
+	cr_expect_eq(t.chunk_pages, 4, "16 KiB chunks at 2.6 GHz");
+	cr_expect_eq(t.limit_ticks, 2662, "16384 B at 16000 MB/s: 2662.4 ticks");
+	VERDICT("LLC-resident, fastest", &t, CP__CACHED, 1500);
+	VERDICT("LLC-resident, slowest", &t, CP__CACHED, 1860);
+	VERDICT("at the limit", &t, CP__CACHED, 2662);
+	VERDICT("just past it, once", &t, CP__TIME_ANOTHER, 2663);
+	VERDICT("cold, twice", &t, CP__UNCACHED, 4500, 5400);
+	VERDICT("a stall, then a cached chunk", &t, CP__CACHED, 338000, 1600);
+	VERDICT("a stall, then a cold chunk", &t, CP__UNCACHED, 338000, 4800);
+	VERDICT("cold, then cached", &t, CP__CACHED, 5400, 1860);
+	cr_expect_eq(cp__residency_verdict(&t, NULL, 0), CP__TIME_ANOTHER, "nothing timed yet");
+	/* one page (cp_clear_pages_cold's sampled history): L1/L2-cached 112-362,
+	 * cold 1456-2336 */
+	struct cp__timing p = timing(16000, 2.6e9, 1);
+	cr_expect_eq(p.chunk_pages, 1);
+	VERDICT("4 KiB cached", &p, CP__CACHED, 112);
+	VERDICT("4 KiB cached, slowest", &p, CP__CACHED, 362);
+	VERDICT("4 KiB cold", &p, CP__UNCACHED, 1456, 2336);
+}
+
+/* Hosts without a cold sweep: chunk ticks from the rates their built-in
+ * thresholds were derived from (common/builtin.c), LLC-resident and DRAM. */
+Test(residency, builtin_hosts_chunk_timings)
+{
+	static const struct {
+		const char *who;
+		unsigned mbps;
+		double hz, llc_gbps, dram_gbps;
+	} hosts[] = {
+		{ "Sapphire Rapids (TSC 2.1 GHz)", 17000, 2.1e9, 28.0, 10.3 },
+		{ "Emerald Rapids (TSC 2.1 GHz)", 11500, 2.1e9, 21.0, 6.3 },
+		{ "Zen 4 (2.6 GHz)", 52000, 2.6e9, 100.0, 27.0 },
+		{ "Zen 3 (2.6 GHz)", 36000, 2.6e9, 60.0, 22.0 },
+	};
+	const size_t bytes = CP__RESIDENCY_CHUNK_PAGES * CP_PAGE_SIZE;
+	for (size_t i = 0; i < sizeof(hosts) / sizeof(hosts[0]); i++) {
+		struct cp__timing t = timing(hosts[i].mbps, hosts[i].hz, CP__RESIDENCY_CHUNK_PAGES);
+		cr_expect_eq(t.chunk_pages, CP__RESIDENCY_CHUNK_PAGES, "%s", hosts[i].who);
+		uint64_t llc = ticks_at(hosts[i].llc_gbps, hosts[i].hz, bytes);
+		uint64_t dram = ticks_at(hosts[i].dram_gbps, hosts[i].hz, bytes);
+		VERDICT(hosts[i].who, &t, CP__CACHED, llc);
+		VERDICT(hosts[i].who, &t, CP__UNCACHED, dram, dram);
+		VERDICT(hosts[i].who, &t, CP__CACHED, dram, llc);
+	}
+}
+
+/* A slow counter needs a longer chunk (32 ticks at the threshold rate); one
+ * too slow for 256 KiB cannot time at all. */
+Test(residency, chunk_grows_with_a_slow_counter)
+{
+	static const struct {
+		const char *who;
+		unsigned mbps;
+		unsigned long long hz;
+		size_t min_pages, chunk;
+		uint64_t limit;
+	} rows[] = {
+		{ "arm64 CNTFRQ 25 MHz: 16 KiB is 25 ticks, 32 KiB 51", 16000, 25000000, 4, 8, 51 },
+		{ "arm64 CNTFRQ 1 GHz keeps 16 KiB", 16000, 1000000000, 4, 4, 1024 },
+		{ "25 MHz at Zen 4's 52000 MB/s: 128 KiB", 52000, 25000000, 4, 32, 63 },
+		{ "25 MHz, one page asked (the cold history): 32 KiB", 16000, 25000000, 1, 8, 51 },
+		{ "a 10^18 Hz counter: no 64-bit overflow", 16000, 1000000000000000000ull, 4, 4,
+		  1024000000000ull },
+		{ "1 MHz: 256 KiB would be 16 ticks", 16000, 1000000, 4, 0, 0 },
+		{ "no counter rate", 16000, 0, 4, 0, 0 },
+		{ "no threshold (never estimate)", 0, 2600000000ull, 4, 0, 0 },
+		{ "no pages", 16000, 2600000000ull, 0, 0, 0 },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct cp__timing t = { 99, 99 };
+		int ok = cp__timing_for(rows[i].mbps, rows[i].hz, rows[i].min_pages, &t);
+		cr_expect_eq(ok, rows[i].chunk != 0, "%s: returned %d", rows[i].who, ok);
+		cr_expect_eq(t.chunk_pages, rows[i].chunk, "%s: %zu pages, want %zu", rows[i].who,
+			     t.chunk_pages, rows[i].chunk);
+		cr_expect_eq(t.limit_ticks, rows[i].limit, "%s: limit %llu, want %llu", rows[i].who,
+			     (unsigned long long)t.limit_ticks, (unsigned long long)rows[i].limit);
+	}
+}
+
+/* The limit is floor(chunk bytes * hz / (mbps * 10^6)) exactly, computed
+ * here in 128 bits (the library divides in 64-bit steps: the freestanding
+ * object links no libgcc), and the chunk the smallest doubling that lasts 32
+ * ticks. */
+static void expect_exact(unsigned mbps, unsigned long long hz, size_t min_pages)
+{
+	unsigned __int128 d = (unsigned __int128)mbps * 1000000u;
+	size_t want_pages = 0;
+	uint64_t want = 0;
+	for (size_t pg = min_pages; pg <= CP__RESIDENCY_MAX_CHUNK_PAGES && !want_pages; pg *= 2) {
+		unsigned __int128 q = (unsigned __int128)pg * CP_PAGE_SIZE * hz / d;
+		if (q >= CP__RESIDENCY_MIN_TICKS)
+			want_pages = pg, want = (uint64_t)q;
+	}
+	struct cp__timing t;
+	int ok = cp__timing_for(mbps, hz, min_pages, &t);
+	cr_expect(ok == (want_pages != 0) && t.chunk_pages == want_pages && t.limit_ticks == want,
+		  "%u MB/s, %llu Hz, from %zu pages: %zu pages, %llu ticks; want %zu, %llu",
+		  mbps, hz, min_pages, t.chunk_pages, (unsigned long long)t.limit_ticks,
+		  want_pages, (unsigned long long)want);
+}
+
+Test(residency, limit_is_the_exact_quotient)
+{
+	static const unsigned mbps[] = { 1, 999, 11500, 16000, 17000, 36000, 52000, 4294967295u };
+	static const unsigned long long hz[] = { 1000007, 25000000, 62500000, 1000000000,
+						 2599986695ull, 2100000000, 1000000000000000000ull,
+						 18446744073709551615ull };
+	static const size_t min_pages[] = { 1, 3, 4 };
+	for (size_t m = 0; m < sizeof(mbps) / sizeof(mbps[0]); m++)
+		for (size_t h = 0; h < sizeof(hz) / sizeof(hz[0]); h++)
+			for (size_t p = 0; p < sizeof(min_pages) / sizeof(min_pages[0]); p++)
+				expect_exact(mbps[m], hz[h], min_pages[p]);
+}
+
+/* What the calls read: the cached and uncached bands, the threshold and where
+ * each estimate applies. */
+static void expect_residency(const char *who, const struct cp__policy *p,
+			     const struct want_band *any, unsigned nany,
+			     const struct want_band *unc, unsigned nunc,
+			     unsigned mbps, size_t estimate_from, size_t cold_below)
+{
+	assert_bands(who, "any", &p->any, any, nany);
+	assert_bands(who, "uncached", &p->uncached, unc, nunc);
+	cr_expect_eq(p->cached_min_mbps, mbps, "%s: cached_min_mbps %u, want %u", who,
+		     p->cached_min_mbps, mbps);
+	cr_expect_eq(p->estimate_from_pages, estimate_from, "%s: estimate from %zu, want %zu",
+		     who, p->estimate_from_pages, estimate_from);
+	cr_expect_eq(p->cold_estimate_below_pages, cold_below, "%s: cold estimate below %zu, want %zu",
+		     who, p->cold_estimate_below_pages, cold_below);
+}
+
+#if defined(__x86_64__)
+enum { ERMS = CP__F_ERMS, FSRM = CP__F_FSRM, AVX2 = CP__F_AVX2, CLZ = CP__F_CLZERO,
+       Z512 = CP__F_AVX512, CTR = CP__F_COUNTER };
+#define INTEL_ALL (ERMS | FSRM | AVX2 | Z512 | CTR)
+
+/* The Intel family 6 model 167 VM: no built-in, L2 2 MiB, CPUID LLC 480 MiB. */
+static struct described intel_vm(void)
+{
+	return x86_caches("GenuineIntel", 6, 0xa7, INTEL_ALL, 2048, 480);
+}
+
+Test(residency, generic_rule_goes_non_temporal_from_l2_when_uncached)
+{
+	struct described d = intel_vm();
+	cr_expect_str_eq(d.source, "generic");
+	expect_residency("6/167", &d.policy,
+			 BANDS({ 0, "avx512" }, { 2, "rep_stosb" }, { MIB_PAGES(64), "avx2_nt" }),
+			 BANDS({ 0, "avx512" }, { 2, "rep_stosb" }, { MIB_PAGES(2), "avx2_nt" }),
+			 16000, MIB_PAGES(2), MIB_PAGES(64));
+}
+
+Test(residency, builtins_uncached_from_their_l2)
+{
+	struct described spr = x86_caches("GenuineIntel", 6, 0x8f, INTEL_ALL, 2048, 480);
+	cr_expect_str_eq(spr.source, "builtin:intel-sapphire-rapids");
+	expect_residency("spr", &spr.policy,
+			 BANDS({ 0, "avx2" }, { 2, "rep_stosb" }, { MIB_PAGES(64), "avx2_nt" }),
+			 BANDS({ 0, "avx2" }, { 2, "rep_stosb" }, { MIB_PAGES(2), "avx2_nt" }),
+			 17000, MIB_PAGES(2), MIB_PAGES(64));
+	struct described emr = x86_caches("GenuineIntel", 6, 0xcf, INTEL_ALL, 2048, 300);
+	cr_expect_str_eq(emr.source, "builtin:intel-emerald-rapids");
+	expect_residency("emr", &emr.policy,
+			 BANDS({ 0, "avx512" }, { 8, "rep_stosb" }, { MIB_PAGES(32), "avx2_nt" }),
+			 BANDS({ 0, "avx512" }, { 8, "rep_stosb" }, { MIB_PAGES(2), "avx2_nt" }),
+			 11500, MIB_PAGES(2), MIB_PAGES(32));
+	struct described z3 = x86_caches("AuthenticAMD", 0x19, 0x01, ERMS | FSRM | AVX2 | CLZ | CTR,
+					 512, 32);
+	cr_expect_str_eq(z3.source, "builtin:amd-zen3");
+	expect_residency("zen3", &z3.policy, BANDS({ 0, "avx2" }, { MIB_PAGES(16), "avx2_nt" }),
+			 BANDS({ 0, "avx2" }, { 128, "avx2_nt" }), 36000, 128, MIB_PAGES(16));
+	struct described z4 = x86_caches("AuthenticAMD", 0x19, 0x11,
+					 ERMS | FSRM | AVX2 | CLZ | Z512 | CTR, 1024, 32);
+	cr_expect_str_eq(z4.source, "builtin:amd-zen4");
+	expect_residency("zen4", &z4.policy, BANDS({ 0, "avx2" }, { MIB_PAGES(16), "avx2_nt" }),
+			 BANDS({ 0, "avx2" }, { MIB_PAGES(1), "avx2_nt" }), 52000, MIB_PAGES(1),
+			 MIB_PAGES(16));
+}
+
+/* CLEARPAGES_DISABLE=counter (or a CPU without one): the bands stay, no call
+ * estimates. */
+Test(residency, no_counter_decides_by_extent_alone)
+{
+	cr_expect_eq(cp__disable_parse("counter", NULL, NULL), CP__F_COUNTER);
+	cr_expect_eq(cp__disable_parse(" Counter ", NULL, NULL), CP__F_COUNTER);
+	struct described d = intel_vm();
+	select_for(&d, CP__F_COUNTER, NULL);
+	expect_residency("6/167 -counter", &d.policy,
+			 BANDS({ 0, "avx512" }, { 2, "rep_stosb" }, { MIB_PAGES(64), "avx2_nt" }),
+			 BANDS({ 0, "avx512" }, { 2, "rep_stosb" }, { MIB_PAGES(2), "avx2_nt" }),
+			 0, CP__BAND_UNUSED, 0);
+	struct described z4 = x86_caches("AuthenticAMD", 0x19, 0x11, ERMS | FSRM | AVX2 | CLZ | Z512,
+					 1024, 32);
+	expect_residency("zen4 without a counter", &z4.policy,
+			 BANDS({ 0, "avx2" }, { MIB_PAGES(16), "avx2_nt" }),
+			 BANDS({ 0, "avx2" }, { MIB_PAGES(1), "avx2_nt" }), 0, CP__BAND_UNUSED, 0);
+}
+
+/* CLEARPAGES_NT_THRESHOLD says where non-temporal stores begin whatever the
+ * memory; CLEARPAGES_KERNEL replaces every kernel of all four lists. */
+Test(residency, overrides_leave_nothing_to_estimate)
+{
+	struct described d = intel_vm();
+	struct cp__select_in in = { &d.cpu, &d.usable, NULL, 1, 256, NULL };   /* 1 MiB */
+	cp__select(&in, &d.policy);
+	expect_residency("nt=1M", &d.policy,
+			 BANDS({ 0, "avx512" }, { 2, "rep_stosb" }, { 256, "avx2_nt" }),
+			 BANDS({ 0, "avx512" }, { 2, "rep_stosb" }, { 256, "avx2_nt" }),
+			 16000, CP__BAND_UNUSED, 256);
+	in.has_nt_threshold = 0;
+	in.forced = cp__list_find(&d.usable, "movq");
+	cp__select(&in, &d.policy);
+	const struct cp__bands *lists[] = { &d.policy.any, &d.policy.hot, &d.policy.cold,
+					    &d.policy.uncached };
+	for (unsigned l = 0; l < 4; l++)
+		assert_bands("forced movq", "list", lists[l], BANDS({ 0, "movq" }));
+	cr_expect_eq(d.policy.estimate_from_pages, CP__BAND_UNUSED, "forced: nothing to choose");
+}
+
+/* Profiles for the Intel VM: 0 and the policy, or -EINVAL and why. */
+static int parse(const struct described *d, const char *body, struct cp__profile *pr,
+		 struct cp__profile_error *err)
+{
+	char text[600];
+	snprintf(text, sizeof(text), "%s\narch x86_64\ncpu GenuineIntel 6 167 described\n"
+		 "band 0 avx2\nband 8M avx2_nt\n%send\n", body[0] == '2' ? "version 2" : "version 3",
+		 body + 1);
+	return cp__profile_parse(text, strlen(text), &d->usable, pr, err);
+}
+
+static void expect_profile(const char *who, const char *body, const struct want_band *unc,
+			   unsigned nunc, unsigned mbps, size_t estimate_from, size_t cold_below)
+{
+	struct described d = intel_vm();
+	struct cp__profile pr;
+	struct cp__profile_error err;
+	cr_assert_eq(parse(&d, body, &pr, &err), 0, "%s: line %u: %s", who, err.line, err.why);
+	select_for(&d, 0, &pr);
+	expect_residency(who, &d.policy, BANDS({ 0, "avx2" }, { MIB_PAGES(8), "avx2_nt" }),
+			 unc, nunc, mbps, estimate_from, cold_below);
+}
+
+Test(residency, profiles_v3_and_v2)
+{
+	/* body: the version digit, then the lines between the bands and `end` */
+	expect_profile("v3 explicit", "3uncached_band 0 avx2\nuncached_band 256k avx2_nt\n"
+		       "cached_min_mbps 20000\n", BANDS({ 0, "avx2" }, { 64, "avx2_nt" }),
+		       20000, 64, MIB_PAGES(8));
+	expect_profile("v3 uncached to rep_stosb", "3uncached_band 0 avx2\n"
+		       "uncached_band 64k rep_stosb\nuncached_band 4M avx2_nt\n",
+		       BANDS({ 0, "avx2" }, { 16, "rep_stosb" }, { MIB_PAGES(4), "avx2_nt" }),
+		       16000, 16, MIB_PAGES(8));
+	expect_profile("v3 derived", "3", BANDS({ 0, "avx2" }, { MIB_PAGES(2), "avx2_nt" }),
+		       16000, MIB_PAGES(2), MIB_PAGES(8));
+	expect_profile("v2 derived", "2", BANDS({ 0, "avx2" }, { MIB_PAGES(2), "avx2_nt" }),
+		       16000, MIB_PAGES(2), MIB_PAGES(8));
+	expect_profile("v3 never estimate", "3cached_min_mbps 0\n",
+		       BANDS({ 0, "avx2" }, { MIB_PAGES(2), "avx2_nt" }), 0, CP__BAND_UNUSED, 0);
+}
+
+Test(residency, profile_keys_refused)
+{
+	static const struct { const char *who, *body; unsigned line; } bad[] = {
+		{ "v2 with uncached_band", "2uncached_band 0 avx2\n", 6 },
+		{ "v2 with cached_min_mbps", "2cached_min_mbps 16000\n", 6 },
+		{ "cached_min_mbps twice", "3cached_min_mbps 1\ncached_min_mbps 2\n", 7 },
+		{ "cached_min_mbps not a number", "3cached_min_mbps fast\n", 6 },
+		{ "cached_min_mbps past 32 bits", "3cached_min_mbps 4294967296\n", 6 },
+		{ "uncached_band not from 0", "3uncached_band 4k avx2\n", 6 },
+		{ "uncached_band descending", "3uncached_band 0 avx2\nuncached_band 0 avx2_nt\n", 7 },
+		{ "uncached_band unknown kernel", "3uncached_band 0 warp_drive\n", 6 },
+	};
+	struct described d = intel_vm();
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct cp__profile pr;
+		struct cp__profile_error err;
+		cr_expect_eq(parse(&d, bad[i].body, &pr, &err), -EINVAL, "%s: accepted", bad[i].who);
+		cr_expect_eq(err.line, bad[i].line, "%s: line %u (%s), want %u", bad[i].who,
+			     err.line, err.why, bad[i].line);
+	}
+	struct cp__profile pr;
+	struct cp__profile_error err;
+	cr_expect_eq(parse(&d, "2uncached_band 0 avx2\n", &pr, &err), -EINVAL);
+	cr_expect_str_eq(err.why, "unknown key", "a version-2 file knows no uncached_band");
+	static const char v1[] = "version 1\ncached_min_mbps 16000\n";
+	cr_expect_eq(cp__profile_parse(v1, sizeof(v1) - 1, &d.usable, &pr, &err), -EINVAL,
+		     "a version-1 file knows no cached_min_mbps");
+}
+#endif
+
+#if defined(__aarch64__)
+Test(residency, arm64_generic_uncached_from_l2)
+{
+	struct described d = arm(CP__F_DCZVA | CP__F_COUNTER, 64);
+	expect_residency("a53", &d.policy, BANDS({ 0, "dc_zva" }, { MIB_PAGES(4), "stnp" }),
+			 BANDS({ 0, "dc_zva" }, { MIB_PAGES(1), "stnp" }), 16000, MIB_PAGES(1),
+			 MIB_PAGES(4));
+	struct described n = arm(CP__F_DCZVA, 64);
+	cr_expect_eq(n.policy.estimate_from_pages, CP__BAND_UNUSED, "no counter: no estimate");
+}
+#endif

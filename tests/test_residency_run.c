@@ -1,0 +1,402 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The residency estimate while it clears (common/residency.c): a published
+ * policy of recording kernels that do clear, whose temporal one spins on the
+ * chunks a test marks slow, shows which kernel each part of an extent got;
+ * then the live counter and threshold on this machine, telling a buffer just
+ * written from the same buffer flushed from the caches. The pure parts:
+ * tests/test_residency.c.
+ */
+#include "testutil.h"
+#include "testhooks.h"
+#include <time.h>
+
+/* cached_min_mbps 1: a 16 KiB chunk is cached below 16 ms, a 4 KiB one below
+ * 4 ms (a memset of either takes microseconds, under valgrind too); a slow
+ * chunk spins 60 ms. */
+#define SLOW_NS        60000000ull
+#define ESTIMATE_FROM  256u          /* uncached goes non-temporal from 1 MiB */
+#define BATCH          CP__RESIDENCY_BATCH_PAGES
+#define CHUNK          CP__RESIDENCY_CHUNK_PAGES
+
+struct call {
+	char kind;                   /* 'T' temporal, 'N' non-temporal */
+	size_t first, count;         /* pages, from the extent's start */
+};
+#define MAX_CALLS 16
+static struct {
+	uintptr_t base;
+	unsigned n, overflow;
+	struct call c[MAX_CALLS];
+	size_t slow[8];              /* temporal calls starting at these pages spin */
+	unsigned nslow;
+} rec;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void record(char kind, void *addr, size_t npages)
+{
+	size_t first = ((uintptr_t)addr - rec.base) / CP_PAGE_SIZE;
+	if (kind == 'T')
+		for (unsigned i = 0; i < rec.nslow; i++)
+			if (rec.slow[i] == first)
+				for (uint64_t t0 = now_ns(); now_ns() - t0 < SLOW_NS;)
+					;
+	unsigned i = __atomic_fetch_add(&rec.n, 1, __ATOMIC_RELAXED);   /* shares: threads */
+	if (i < MAX_CALLS)
+		rec.c[i] = (struct call){ kind, first, npages };
+	else
+		__atomic_fetch_add(&rec.overflow, 1, __ATOMIC_RELAXED);
+	memset(addr, 0, npages * CP_PAGE_SIZE);
+}
+static void rec_t(void *addr, size_t npages) { record('T', addr, npages); }
+static void rec_nt(void *addr, size_t npages) { record('N', addr, npages); }
+static const struct cp_kernel k_t = { "rec_t", "test", 0, rec_t };
+static const struct cp_kernel k_nt = { "rec_nt", "test", CP_NONTEMPORAL, rec_nt };
+
+/* The counter's rate: from CPUID/CNTFRQ, or measured from 2 ms after the
+ * first use; 0 when this machine gives none. */
+static unsigned long long counter_hz(void)
+{
+	const struct cp__state *s = cp__state();
+	unsigned long long hz = 0;
+	for (int i = 0; i < 100 && !(hz = cp__counter_hz(s)); i++)
+		usleep(1000);
+	return hz;
+}
+
+static void skip_without_counter(void)
+{
+	if (!(cp__state()->features & CP__F_COUNTER))
+		cr_skip_test("no COUNTER feature here (or CLEARPAGES_DISABLE=counter): "
+			     "the calls decide by extent alone");
+	if (!counter_hz())
+		cr_skip_test("the counter's rate is unknown after 100 ms: no estimate");
+}
+
+/* any: rec_t throughout; uncached: rec_t, rec_nt from ESTIMATE_FROM. */
+static void publish_recording(void)
+{
+	skip_without_counter();
+	const struct cp__band t = { 0, &k_t }, nt = { 0, &k_nt };
+	const struct cp__band unc[] = { t, { ESTIMATE_FROM, &k_nt } };
+	struct cp__policy p = cp__state()->defaults;
+	cp__bands_set(&p.any, &t, 1);
+	cp__bands_set(&p.hot, &t, 1);
+	cp__bands_set(&p.cold, &nt, 1);
+	cp__bands_set(&p.uncached, unc, 2);
+	p.cached_min_mbps = 1;
+	cr_assert_eq(cp__policy_publish(&p, "test"), 0);
+	cr_assert_eq(cp__state()->policy.estimate_from_pages, ESTIMATE_FROM);
+}
+
+static void publish_defaults(void)
+{
+	cp__policy_publish(&cp__state()->defaults, cp__state()->default_source);
+}
+
+static void describe(char *out, size_t len, const struct call *c, unsigned n)
+{
+	out[0] = '\0';
+	for (unsigned i = 0; i < n; i++) {
+		size_t l = strlen(out);
+		snprintf(out + l, len - l, " %c(%zu,%zu)", c[i].kind, c[i].first, c[i].count);
+	}
+}
+
+struct scenario {
+	const char *what;
+	size_t npages;
+	size_t slow[8];              /* pages whose temporal call spins: nslow of them */
+	unsigned nslow;
+	struct call want[MAX_CALLS];
+	unsigned nwant;
+};
+
+/* Clear the scenario's extent at page 1 of a guarded mapping (one FILL page
+ * each side) through clear(): the calls as wanted, tiling the pages from
+ * `from` (the first page the dispatcher sees) to the end, each page in
+ * exactly one call, every byte zero, nothing outside written. */
+static void run_scenario(const struct scenario *sc, int (*clear)(void *, size_t), size_t from)
+{
+	struct guarded g = guarded_map(sc->npages + 2);
+	memset(g.mem, FILL, g.len);
+	memset(&rec, 0, sizeof(rec));
+	rec.base = (uintptr_t)g.mem + PG;
+	memcpy(rec.slow, sc->slow, sizeof(rec.slow));
+	rec.nslow = sc->nslow;
+	cr_assert_eq(clear(g.mem + PG, sc->npages), 0, "%s", sc->what);
+	cr_expect_eq(rec.overflow, 0, "%s: more than %d calls", sc->what, MAX_CALLS);
+	if (rec.n > MAX_CALLS)
+		rec.n = MAX_CALLS;
+	char got[400], want[400];
+	describe(got, sizeof(got), rec.c, rec.n);
+	describe(want, sizeof(want), sc->want, sc->nwant);
+	cr_expect_str_eq(got, want, "%s: calls%s, want%s", sc->what, got, want);
+	size_t next = from;
+	for (unsigned i = 0; i < rec.n; i++) {
+		cr_expect_eq(rec.c[i].first, next, "%s: call %u starts at page %zu, not %zu",
+			     sc->what, i, rec.c[i].first, next);
+		/* a timed extent's batch starts with a chunk, unless it is a
+		 * tail too short to time */
+		size_t left = sc->npages - rec.c[i].first;
+		if (sc->npages - from >= ESTIMATE_FROM && (rec.c[i].first - from) % BATCH == 0 &&
+		    left > CHUNK)
+			cr_expect(rec.c[i].kind == 'T' && rec.c[i].count <= CHUNK,
+				  "%s: the batch at page %zu does not start with a temporal chunk",
+				  sc->what, rec.c[i].first);
+		next = rec.c[i].first + rec.c[i].count;
+	}
+	cr_expect_eq(next, sc->npages, "%s: the calls end at page %zu", sc->what, next);
+	assert_cleared(sc->what, g.mem, g.len, PG, sc->npages * PG);
+	guard_unmap(&g);
+}
+
+#define T(first, count) { 'T', first, count }
+#define N(first, count) { 'N', first, count }
+#define SCENARIO(what, npages, slow, ...) \
+	{ what, npages, slow, sizeof((size_t[])slow) / sizeof(size_t) - 1, { __VA_ARGS__ }, \
+	  sizeof((struct call[]){ __VA_ARGS__ }) / sizeof(struct call) }
+#define SLOW(...) { __VA_ARGS__, 0 }
+#define NONE { 0 }
+
+static const struct scenario plans[] = {
+	SCENARIO("8 MiB cached: one temporal chunk per 4 MiB batch, then any's kernel",
+		 2048, NONE, T(0, 4), T(4, 1020), T(1024, 4), T(1028, 1020)),
+	SCENARIO("8 MiB uncached: two slow chunks per batch, then uncached's kernel",
+		 2048, SLOW(0, 4, 1024, 1028),
+		 T(0, 4), T(4, 4), N(8, 1016), T(1024, 4), T(1028, 4), N(1032, 1016)),
+	SCENARIO("a stall, then a fast chunk: cached; each batch decided anew",
+		 2048, SLOW(0, 1024, 1028),
+		 T(0, 4), T(4, 4), T(8, 1016), T(1024, 4), T(1028, 4), N(1032, 1016)),
+	SCENARIO("one slow chunk and no room for a second: uncached",
+		 1024 + 6, SLOW(1024), T(0, 4), T(4, 1020), T(1024, 4), N(1028, 2)),
+	SCENARIO("a tail too short to time keeps the last verdict (cached)",
+		 1024 + 3, NONE, T(0, 4), T(4, 1020), T(1024, 3)),
+	SCENARIO("a tail too short to time keeps the last verdict (uncached)",
+		 1024 + 3, SLOW(0, 4), T(0, 4), T(4, 4), N(8, 1016), N(1024, 3)),
+	SCENARIO("from estimate_from_pages on: timed", ESTIMATE_FROM, SLOW(0, 4),
+		 T(0, 4), T(4, 4), N(8, ESTIMATE_FROM - 8)),
+	SCENARIO("below estimate_from_pages: any's kernel, untimed", ESTIMATE_FROM - 1, SLOW(4),
+		 T(0, ESTIMATE_FROM - 1)),
+};
+
+Test(residency_run, cp_clear_pages_plans_each_batch)
+{
+	publish_recording();
+	for (size_t i = 0; i < sizeof(plans) / sizeof(plans[0]); i++)
+		run_scenario(&plans[i], cp_clear_pages, 0);
+	publish_defaults();
+}
+
+/* cp_clear's body takes the same plan: the head (less than a page) by
+ * memset, the whole pages after it batched from the body's first page. */
+static int clear_unaligned(void *addr, size_t npages)
+{
+	memset(addr, 0, 100);
+	return cp_clear((char *)addr + 100, npages * PG - 100);
+}
+
+Test(residency_run, cp_clear_body_plans_each_batch)
+{
+	publish_recording();
+	static const struct scenario sc = SCENARIO(
+		"cp_clear at +100 for 8 MiB: the body's first batch uncached, its second cached",
+		2048, SLOW(1, 5), T(1, 4), T(5, 4), N(9, 1016), T(1025, 4), T(1029, 1019));
+	run_scenario(&sc, clear_unaligned, 1);
+	publish_defaults();
+}
+
+/* Parallel shares run the whole extent's plan, each over its own part: two
+ * shares of one batch each, decided apart (the calls sorted by page: the
+ * shares run at once). */
+static int cmp_first(const void *a, const void *b)
+{
+	const struct call *x = a, *y = b;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+static int sorted(int r)
+{
+	qsort(rec.c, rec.n < MAX_CALLS ? rec.n : MAX_CALLS, sizeof(rec.c[0]), cmp_first);
+	return r;
+}
+
+static int clear_two_shares(void *addr, size_t npages)
+{
+	return sorted(cp__clear_pages_parallel_min(addr, npages, 2, BATCH));
+}
+
+Test(residency_run, parallel_shares_plan_their_own_batches)
+{
+	publish_recording();
+	static const struct scenario sc = SCENARIO(
+		"8 MiB in two shares: the first uncached, the second cached", 2048, SLOW(0, 4),
+		T(0, 4), T(4, 4), N(8, 1016), T(1024, 4), T(1028, 1020));
+	run_scenario(&sc, clear_two_shares, 0);
+	publish_defaults();
+}
+
+/* cp_clear_huge's far ranges take cp_clear_pages' plan, batched from each
+ * range's first page; the hot range (last) takes the hot kernel, untimed.
+ * Sorted by page (the order itself: tests/test_huge.c). */
+static int clear_huge_hot_first_page(void *addr, size_t npages)
+{
+	return sorted(cp_clear_huge(addr, npages, 0));
+}
+
+Test(residency_run, huge_far_ranges_plan_their_batches)
+{
+	publish_recording();
+	static const struct scenario sc = SCENARIO(
+		"huge, 8 MiB, hot page 0: the far range [3, 2048) uncached then cached", 2048,
+		SLOW(3, 7), T(0, 3), T(3, 4), T(7, 4), N(11, 1016), T(1027, 4), T(1031, 1017));
+	run_scenario(&sc, clear_huge_hot_first_page, 0);
+	publish_defaults();
+}
+
+/* cp_clear_pages_cold on cached targets takes any's temporal kernel: below
+ * 1 MiB by the thread's history (one page timed every 64th call), from
+ * 1 MiB by the per-batch plan. */
+Test(residency_run, cp_clear_pages_cold_history_and_plan)
+{
+	publish_recording();
+	static const struct scenario timed_slow = SCENARIO(
+		"cold, 8 pages, first page slow: non-temporal after it", 8, SLOW(0), T(0, 1), N(1, 7));
+	static const struct scenario kept_nt = SCENARIO(
+		"cold, the next 63 calls: the history's non-temporal kernel, untimed", 8, SLOW(0),
+		N(0, 8));
+	static const struct scenario timed_fast = SCENARIO(
+		"cold, the 65th call: timed again, cached", 8, NONE, T(0, 1), T(1, 7));
+	static const struct scenario kept_t = SCENARIO(
+		"cold, the calls after it: any's temporal kernel", 8, NONE, T(0, 8));
+	run_scenario(&timed_slow, cp_clear_pages_cold, 0);
+	for (unsigned i = 1; i < CP__COLD_HISTORY_CALLS; i++)
+		run_scenario(&kept_nt, cp_clear_pages_cold, 0);
+	run_scenario(&timed_fast, cp_clear_pages_cold, 0);
+	for (unsigned i = 1; i < CP__COLD_HISTORY_CALLS; i++)
+		run_scenario(&kept_t, cp_clear_pages_cold, 0);
+	static const struct scenario large = SCENARIO(
+		"cold, 8 MiB: per batch, the first uncached, the second cached", 2048, SLOW(0, 4),
+		T(0, 4), T(4, 4), N(8, 1016), T(1024, 4), T(1028, 1020));
+	run_scenario(&large, cp_clear_pages_cold, 0);
+	publish_defaults();
+}
+
+/* CLEARPAGES_DISABLE=counter through the environment: no threshold, no
+ * extent estimated, no message; the bands stay. */
+CHILD_BODY(print_residency)
+{
+	const struct cp__state *s = cp__state();
+	printf("counter=%d mbps=%u estimate_from=%zu cold_below=%zu nt_from=%zu\n",
+	       !!(s->features & CP__F_COUNTER), s->policy.cached_min_mbps,
+	       s->policy.estimate_from_pages, s->policy.cold_estimate_below_pages,
+	       cp__policy_nt_from(&s->policy));
+}
+
+Test(residency_run, disable_counter_from_the_environment)
+{
+	static const char *const off[] = { "CLEARPAGES_DISABLE", "COUNTER", NULL };
+	struct child_out on = in_child(no_env, print_residency), co = in_child(off, print_residency);
+	char want[160];
+	const char *nt = strstr(on.out, " nt_from=");
+	cr_assert(nt, "%s", on.out);
+	snprintf(want, sizeof(want), "counter=0 mbps=0 estimate_from=%zu cold_below=0%s",
+		 (size_t)CP__BAND_UNUSED, nt);
+	cr_expect_str_eq(co.out, want, "CLEARPAGES_DISABLE=COUNTER, unmasked: %s", on.out);
+	cr_expect_str_empty(co.err, "a known token: no message");
+}
+
+/* ---- this machine's counter and threshold ---- */
+
+/* Write back and evict every line of [p, p + len) from every cache level. */
+static void flush_from_caches(const void *p, size_t len)
+{
+#if defined(__x86_64__)
+	for (size_t at = 0; at < len; at += 64)
+		__asm__ volatile("clflush (%0)" : : "r"((const char *)p + at) : "memory");
+	__asm__ volatile("mfence" : : : "memory");
+#elif defined(__aarch64__)
+	uint64_t ctr;
+	__asm__ volatile("mrs %0, ctr_el0" : "=r"(ctr));
+	size_t line = (size_t)4 << ((ctr >> 16) & 0xf);    /* DminLine: log2 words */
+	for (size_t at = 0; at < len; at += line)
+		__asm__ volatile("dc civac, %0" : : "r"((const char *)p + at) : "memory");
+	__asm__ volatile("dsb sy" : : : "memory");
+#endif
+}
+
+/* The plan's verdict on buf: up to two chunks timed as cp__plan_run times them. */
+static int live_verdict(const struct cp__plan *pl, unsigned char *buf, uint64_t *first)
+{
+	uint64_t ticks[2];
+	int v = CP__TIME_ANOTHER;
+	for (unsigned n = 0; n < 2 && v == CP__TIME_ANOTHER; n++) {
+		uint64_t t0 = cp__counter_read();
+		pl->kernel->clear(buf + n * pl->timing.chunk_pages * PG, pl->timing.chunk_pages);
+		ticks[n] = cp__counter_read() - t0;
+		v = cp__residency_verdict(&pl->timing, ticks, n + 1);
+	}
+	*first = ticks[0];
+	return v;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The estimate's kernel, chunk and limit for this machine's own policy, on a
+ * buffer just written and on the same buffer flushed: a majority of 51 tries
+ * each way must be right (a noisy VM misjudges a few). */
+#define TRIES 51
+Test(residency_run, live_counter_tells_written_from_flushed)
+{
+	if (test_under_valgrind())
+		cr_skip_test("under valgrind: its JIT runs the kernels, no cache timing to see");
+	if (test_under_qemu())
+		cr_skip_test("under qemu-user: emulated stores take no cache's time");
+	skip_without_counter();
+	const struct cp__state *s = cp__state();
+	if (s->policy.estimate_from_pages == CP__BAND_UNUSED)
+		cr_skip_test("this policy (%s) never estimates: any and uncached agree", s->source);
+	struct cp__plan pl;
+	cp__plan_any(s, s->policy.estimate_from_pages, &pl);
+	if (!pl.uncached)
+		cr_skip_test("no timed plan at %zu pages (%s at %u MB/s, %llu Hz)",
+			     s->policy.estimate_from_pages, pl.kernel->name,
+			     s->policy.cached_min_mbps, cp__counter_hz(s));
+	const size_t len = 2 * pl.timing.chunk_pages * PG;
+	struct guarded g = guarded_map(2 * pl.timing.chunk_pages);
+	unsigned cached_right = 0, flushed_right = 0;
+	uint64_t written[TRIES], flushed[TRIES];
+	for (unsigned i = 0; i < TRIES; i++) {
+		memset(g.mem, FILL, len);
+		cached_right += live_verdict(&pl, g.mem, &written[i]) == CP__CACHED;
+		memset(g.mem, FILL, len);
+		flush_from_caches(g.mem, len);
+		flushed_right += live_verdict(&pl, g.mem, &flushed[i]) == CP__UNCACHED;
+	}
+	guard_unmap(&g);
+	qsort(written, TRIES, sizeof(written[0]), cmp_u64);
+	qsort(flushed, TRIES, sizeof(flushed[0]), cmp_u64);
+	cr_log_info("just written: %u of %d cached; flushed: %u of %d uncached (limit %llu ticks)",
+		    cached_right, TRIES, flushed_right, TRIES,
+		    (unsigned long long)pl.timing.limit_ticks);
+	cr_expect_gt(cached_right, TRIES / 2,
+		     "just written: %u of %d judged cached (%s, %zu pages, limit %llu ticks; "
+		     "first chunk median %llu)", cached_right, TRIES, pl.kernel->name,
+		     pl.timing.chunk_pages, (unsigned long long)pl.timing.limit_ticks,
+		     (unsigned long long)written[TRIES / 2]);
+	cr_expect_gt(flushed_right, TRIES / 2,
+		     "flushed: %u of %d judged uncached (%s, %zu pages, limit %llu ticks; "
+		     "first chunk median %llu)", flushed_right, TRIES, pl.kernel->name,
+		     pl.timing.chunk_pages, (unsigned long long)pl.timing.limit_ticks,
+		     (unsigned long long)flushed[TRIES / 2]);
+}
