@@ -196,8 +196,8 @@ Test(residency, generic_rule_goes_non_temporal_from_l2_when_uncached)
 	struct described d = intel_vm();
 	cr_expect_str_eq(d.source, "generic");
 	expect_residency("6/167", &d.policy,
-			 BANDS({ 0, "avx512" }, { 2, "rep_stosb" }, { MIB_PAGES(64), "avx2_nt" }),
-			 BANDS({ 0, "avx512" }, { 2, "rep_stosb" }, { MIB_PAGES(2), "avx2_nt" }),
+			 BANDS({ 0, "avx512" }, { 4, "rep_stosb" }, { MIB_PAGES(64), "avx2_nt" }),
+			 BANDS({ 0, "avx512" }, { 4, "rep_stosb" }, { MIB_PAGES(2), "avx2_nt" }),
 			 16000, MIB_PAGES(2), MIB_PAGES(64));
 }
 
@@ -237,8 +237,8 @@ Test(residency, no_counter_decides_by_extent_alone)
 	struct described d = intel_vm();
 	select_for(&d, CP__F_COUNTER, NULL);
 	expect_residency("6/167 -counter", &d.policy,
-			 BANDS({ 0, "avx512" }, { 2, "rep_stosb" }, { MIB_PAGES(64), "avx2_nt" }),
-			 BANDS({ 0, "avx512" }, { 2, "rep_stosb" }, { MIB_PAGES(2), "avx2_nt" }),
+			 BANDS({ 0, "avx512" }, { 4, "rep_stosb" }, { MIB_PAGES(64), "avx2_nt" }),
+			 BANDS({ 0, "avx512" }, { 4, "rep_stosb" }, { MIB_PAGES(2), "avx2_nt" }),
 			 0, CP__BAND_UNUSED, 0);
 	struct described z4 = x86_caches("AuthenticAMD", 0x19, 0x11, ERMS | FSRM | AVX2 | CLZ | Z512,
 					 1024, 32);
@@ -255,8 +255,8 @@ Test(residency, overrides_leave_nothing_to_estimate)
 	struct cp__select_in in = { &d.cpu, &d.usable, NULL, 1, 256, NULL };   /* 1 MiB */
 	cp__select(&in, &d.policy);
 	expect_residency("nt=1M", &d.policy,
-			 BANDS({ 0, "avx512" }, { 2, "rep_stosb" }, { 256, "avx2_nt" }),
-			 BANDS({ 0, "avx512" }, { 2, "rep_stosb" }, { 256, "avx2_nt" }),
+			 BANDS({ 0, "avx512" }, { 4, "rep_stosb" }, { 256, "avx2_nt" }),
+			 BANDS({ 0, "avx512" }, { 4, "rep_stosb" }, { 256, "avx2_nt" }),
 			 16000, CP__BAND_UNUSED, 256);
 	in.has_nt_threshold = 0;
 	in.forced = cp__list_find(&d.usable, "movq");
