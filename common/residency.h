@@ -21,7 +21,7 @@
  *
  * Counter: x86 TSC (lfence; rdtsc), arm64 CNTVCT_EL0 (isb; mrs). Its rate:
  * cp__cpu.counter_hz, or measured against CLOCK_MONOTONIC from the first use
- * (hosted x86, where CPUID does not say: 2 ms after the first use; until then,
+ * (hosted, where CPUID or CNTFRQ_EL0 does not say: 2 ms after the first use; until then,
  * and wherever the rate stays unknown or CP__F_COUNTER is absent, the calls
  * decide by extent alone).
  */

@@ -174,13 +174,14 @@ DEFINE_MRS(read_dczid, "dczid_el0")
 DEFINE_MRS(read_cntfrq, "cntfrq_el0")
 
 /* CNTVCT_EL0 ticks at CNTFRQ_EL0, which EL0 may read on Linux (and the
- * kernel traps and emulates where an erratum needs it): COUNTER whenever the
- * frequency is set. */
+ * kernel traps and emulates where an erratum needs it): COUNTER always. A
+ * CNTFRQ_EL0 of 0 (firmware that never set it; qemu-user 10) leaves the rate
+ * unknown: the hosted library measures it as on x86, the freestanding object
+ * decides by extent alone. */
 static void counter_detect(struct cp__cpu *cpu)
 {
 	cpu->counter_hz = read_cntfrq() & 0xffffffffu;
-	if (cpu->counter_hz)
-		cpu->features |= CP__F_COUNTER;
+	cpu->features |= CP__F_COUNTER;
 }
 
 void cp__cpu_detect_mrs(struct cp__cpu *cpu)
