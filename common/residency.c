@@ -47,9 +47,12 @@ int cp__residency_verdict(const struct cp__timing *t, const uint64_t *ticks, uns
 {
 	if (n == 0)
 		return CP__TIME_ANOTHER;
-	if (ticks[n - 1] <= t->limit_ticks)
+	uint64_t last = ticks[n - 1];
+	if (last <= t->limit_ticks)
 		return CP__CACHED;          /* one fast chunk: a cold target cannot fake it */
-	return n >= 2 ? CP__UNCACHED : CP__TIME_ANOTHER;
+	if (n < 2 && last / CP__RESIDENCY_STALL_FACTOR > t->limit_ticks)
+		return CP__TIME_ANOTHER;    /* a stall, perhaps: let the next chunk say */
+	return CP__UNCACHED;
 }
 
 /* ---- the counter's rate ---- */

@@ -9,17 +9,20 @@
  * says "cached". The chunk is useful work, so on cached memory the estimate
  * costs two counter reads per batch; on uncached memory one chunk cleared
  * temporally instead of non-temporally (16 KiB of each 4 MiB: about 0.4 %
- * on the Intel VM). One slow chunk is not proof: a host-side stall (~130 us
- * on first stores to a freshly faulted page, measured) makes a cached target
- * look cold, so a slow chunk is followed by a second, and only two slow ones
- * say "uncached". Measured alternatives and why they lost: docs/dispatch.md.
+ * on the Intel VM). One very slow chunk is not proof: a host-side stall
+ * (~130 us on first stores to a freshly faulted page, measured: 127x the
+ * limit) or a preemption makes a cached target look cold, so a chunk over
+ * CP__RESIDENCY_STALL_FACTOR times the limit is followed by a second, which
+ * decides. A chunk merely slow (cold memory: 1.7-2x the limit here) decides
+ * at once: a second chunk would cost as much again on every cold batch.
+ * Measured alternatives and why they lost: docs/dispatch.md.
  *
  * cp_clear_pages_cold below 1 MiB cannot afford a temporal chunk per call
  * (4 KiB of cold memory cleared temporally: 1.3x the non-temporal time), so
  * the calling thread keeps a verdict and times one page of every 64th call
  * (hosted only: it needs thread-local storage).
  *
- * Counter: x86 TSC (lfence; rdtsc), arm64 CNTVCT_EL0 (isb; mrs). Its rate:
+ * Counter: x86 TSC (mfence; lfence; rdtsc), arm64 CNTVCT_EL0 (dsb; isb; mrs). Its rate:
  * cp__cpu.counter_hz, or measured against CLOCK_MONOTONIC from the first use
  * (hosted, where CPUID or CNTFRQ_EL0 does not say: 2 ms after the first use; until then,
  * and wherever the rate stays unknown or CP__F_COUNTER is absent, the calls
@@ -43,6 +46,9 @@
  * doubled (a 25 MHz counter times 32 KiB); past 64 pages the counter is too
  * coarse to use. */
 #define CP__RESIDENCY_MIN_TICKS       32
+/* Past this many times the limit a chunk is suspected of a stall, not of
+ * cold memory (cold 16 KiB chunks: 1.7-2.0x; stalls: ~127x). */
+#define CP__RESIDENCY_STALL_FACTOR    8
 #define CP__RESIDENCY_MAX_CHUNK_PAGES 64
 /* cp_clear_pages_cold: below this a thread's history decides (see above). */
 #define CP__COLD_HISTORY_BELOW_PAGES  256
@@ -61,7 +67,9 @@ struct cp__timing {
 int cp__timing_for(unsigned mbps, unsigned long long hz, size_t min_pages,
 		   struct cp__timing *out);
 
-/* Pure. What the chunks timed so far in one batch say (n = 1 or 2): */
+/* Pure. What the chunks timed so far in one batch say (n = 1 or 2): cached
+ * at or under the limit; another chunk after a first over STALL_FACTOR times
+ * it; else uncached. */
 enum { CP__UNCACHED = 0, CP__CACHED = 1, CP__TIME_ANOTHER = 2 };
 int cp__residency_verdict(const struct cp__timing *t, const uint64_t *ticks, unsigned n);
 

@@ -54,11 +54,13 @@ Test(residency, intel_vm_chunk_timings)
 	VERDICT("LLC-resident, fastest", &t, CP__CACHED, 1500);
 	VERDICT("LLC-resident, slowest", &t, CP__CACHED, 1860);
 	VERDICT("at the limit", &t, CP__CACHED, 2662);
-	VERDICT("just past it, once", &t, CP__TIME_ANOTHER, 2663);
+	VERDICT("just past it", &t, CP__UNCACHED, 2663);
+	VERDICT("8x the limit: still slow, not a stall", &t, CP__UNCACHED, 8 * 2662 + 7);
+	VERDICT("past 8x the limit: a stall, perhaps", &t, CP__TIME_ANOTHER, 8 * 2662 + 8);
 	VERDICT("cold, twice", &t, CP__UNCACHED, 4500, 5400);
 	VERDICT("a stall, then a cached chunk", &t, CP__CACHED, 338000, 1600);
 	VERDICT("a stall, then a cold chunk", &t, CP__UNCACHED, 338000, 4800);
-	VERDICT("cold, then cached", &t, CP__CACHED, 5400, 1860);
+	VERDICT("cold: one chunk decides", &t, CP__UNCACHED, 5400, 1860);
 	cr_expect_eq(cp__residency_verdict(&t, NULL, 0), CP__TIME_ANOTHER, "nothing timed yet");
 	/* one page (cp_clear_pages_cold's sampled history): L1/L2-cached 112-362,
 	 * cold 1456-2336 */
@@ -91,7 +93,7 @@ Test(residency, builtin_hosts_chunk_timings)
 		uint64_t dram = ticks_at(hosts[i].dram_gbps, hosts[i].hz, bytes);
 		VERDICT(hosts[i].who, &t, CP__CACHED, llc);
 		VERDICT(hosts[i].who, &t, CP__UNCACHED, dram, dram);
-		VERDICT(hosts[i].who, &t, CP__CACHED, dram, llc);
+		VERDICT(hosts[i].who, &t, CP__CACHED, 100 * t.limit_ticks, llc);   /* a stall */
 	}
 }
 
