@@ -47,6 +47,10 @@ struct cp__policy {
 	size_t estimate_from_pages, cold_estimate_below_pages;
 	/* Smallest share cp_clear_pages_parallel gives a thread; 0 = never split. */
 	size_t parallel_min_share_pages;
+	/* cp_zero(CP_ZERO_MAY_DISCARD): the smallest part of private anonymous
+	 * memory handed back with madvise rather than stored; CP__BAND_UNUSED:
+	 * never (common/discard.c). */
+	size_t discard_from_pages;
 };
 
 /* The band of npages: ascending scan, so a one-page clear costs one
