@@ -3,6 +3,7 @@
  * guarded private memory at unaligned heads and tails, bad flags and bad
  * addresses with nothing written, and the intents' kernels (recorded). */
 #include "testutil.h"
+#include "profile_files.h"
 #include "testhooks.h"
 #include <errno.h>
 
@@ -114,4 +115,37 @@ Test(zero, intents_take_their_bands)
 	cr_assert_eq(cp_clear(g.mem + 1, g.len - 1), 0);
 	cr_assert_eq(calls_t, 1, "cp_clear is cp_zero with no flags");
 	guard_unmap(&g);
+}
+
+/* Profile version 3's discard_from: a size, or none; 0 is refused. */
+Test(zero, profile_discard_from)
+{
+	static const struct { const char *value; int ok; size_t pages; } cases[] = {
+		{ "8M", 1, 2048 }, { "none", 1, CP__BAND_UNUSED }, { "4096", 1, 1 },
+		{ "0", 0, 0 }, { "5000", 0, 0 }, { "8M 1", 0, 0 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[256];
+		snprintf(text, sizeof(text), "version 3\ncpu %s\nband 0 %s\ndiscard_from %s\nend\n",
+			 profile_this_cpu(), BASELINE, cases[i].value);
+		struct cp__profile pr;
+		struct cp__profile_error err;
+		int r = cp__profile_parse(text, strlen(text), &cp__state()->kernels, &pr, &err);
+		cr_assert_eq(r == 0, cases[i].ok, "discard_from %s: %d", cases[i].value, r);
+		if (r == 0)
+			cr_assert_eq(pr.discard_from_pages, cases[i].pages, "discard_from %s",
+				     cases[i].value);
+	}
+	const char *v2 = "version 2\ncpu x 1 1\nband 0 " BASELINE "\ndiscard_from 8M\nend\n";
+	struct cp__profile pr;
+	struct cp__profile_error err;
+	cr_assert_eq(cp__profile_parse(v2, strlen(v2), &cp__state()->kernels, &pr, &err), -EINVAL,
+		     "discard_from is a version-3 key");
+	char text[256];
+	snprintf(text, sizeof(text), "version 3\ncpu %s\nband 0 %s\ndiscard_from 12M\nend\n",
+		 profile_this_cpu(), BASELINE);
+	cr_assert_eq(cp_set_profile(profile_file(text, strlen(text))), 0);
+	cr_assert_eq(cp__state()->policy.discard_from_pages, 3072);
+	cr_assert_eq(cp_set_profile(NULL), 0);
+	profile_files_remove();
 }
