@@ -14,6 +14,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 
 static int is_private(enum kind k)
 {
@@ -234,6 +235,55 @@ Test(zero_discard, seccomp_refusing_madvise_and_ioctl_clears)
 Test(zero_discard, seccomp_refusing_open_clears)
 {
 	child_check(refuse_open, "seccomp: openat refused");
+}
+
+/* A handler's discard, interrupting discards and stores in progress: the
+ * maps walk is open/ioctl/read/close on the stack, errno comes back whole. */
+static struct region handler_region;
+static volatile sig_atomic_t handler_runs, handler_bad;
+
+static void discard_in_handler(int sig)
+{
+	(void)sig;
+	int saved = errno;
+	size_t d;
+	memset(handler_region.p, FILL, handler_region.len);
+	errno = 4321;
+	handler_bad += cp_zero_ex(handler_region.p + 1, handler_region.len - 2,
+				  CP_ZERO_MAY_DISCARD, &d) != 0 || errno != 4321 || d == 0 ||
+		       first_not(handler_region.p + 1, handler_region.len - 2, 0) !=
+			       handler_region.len - 2;
+	handler_runs++;
+	errno = saved;
+}
+
+Test(zero_discard, in_a_signal_handler)
+{
+	discard_from_one_page();
+	handler_region = region_map(PRIVATE_ANON, 3);
+	struct region r = region_map(PRIVATE_THP, 2);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = discard_in_handler;
+	sa.sa_flags = SA_RESTART;
+	cr_assert_eq(sigaction(SIGALRM, &sa, NULL), 0);
+	struct itimerval every = { { 0, 20000 }, { 0, 20000 } }, off = { { 0, 0 }, { 0, 0 } };
+	cr_assert_eq(setitimer(ITIMER_REAL, &every, NULL), 0);
+	unsigned rounds = test_quick() ? 20 : 200;
+	for (unsigned i = 0; i < rounds; i++) {
+		memset(r.p, FILL, r.len);
+		unsigned flags = i & 1 ? CP_ZERO_MAY_DISCARD : CP_ZERO_MAY_DISCARD | CP_ZERO_HOT;
+		cr_assert_eq(cp_zero(r.p + 5, r.len - 10, flags), 0);
+		char who[48];
+		snprintf(who, sizeof(who), "interrupted round %u", i);
+		assert_cleared(who, r.p, r.len, 5, r.len - 10);
+	}
+	setitimer(ITIMER_REAL, &off, NULL);
+	cr_assert_gt(handler_runs, 0, "the timer never fired");
+	cr_assert_eq(handler_bad, 0, "%d of %d handler discards went wrong", (int)handler_bad,
+		     (int)handler_runs);
+	region_unmap(&r);
+	region_unmap(&handler_region);
 }
 
 Test(zero_discard, maps_lines)
