@@ -42,6 +42,7 @@
  * CLEARPAGES_NT_THRESHOLD splits hot from cold at its size, and
  * CLEARPAGES_KERNEL replaces every kernel.
  */
+#include <string.h>
 #include "select.h"
 #include "str.h"
 
@@ -305,6 +306,9 @@ const struct cp__builtin *cp__builtin_find(const char *uarch)
 
 const struct cp__builtin *cp__select(const struct cp__select_in *in, struct cp__policy *out)
 {
+	/* padding too: publish finds a kept state by memcmp of whole policies
+	 * (init.c), and a hole after cached_min_mbps held stack garbage */
+	memset(out, 0, sizeof(*out));
 	const struct cp__builtin *b = cp__builtin_find(in->cpu->uarch);
 	if (b)
 		defaults_builtin(in, b, out);
