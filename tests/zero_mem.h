@@ -108,6 +108,20 @@ static inline long anon_huge_kb(const void *p)
 	return kb;
 }
 
+/* VmLck of /proc/self/status in kB, or -1. */
+static inline long locked_kb(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long kb = -1;
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmLck: %ld kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb;
+}
+
 /* Discard from one page on: the tests choose their extents themselves. */
 static inline void discard_from_one_page(void)
 {
