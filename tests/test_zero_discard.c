@@ -62,11 +62,10 @@ Test(zero_discard, huge_pages_around_the_range_stay_whole)
 	discard_from_one_page();
 	struct region r = region_map(PRIVATE_THP, 4);
 	long unit_kb = (long)(cp__discard_unit() / 1024), before = anon_huge_kb(r.p);
-	if (before < 4 * unit_kb) {
-		cr_log_warn("THP: %ld kB of huge pages, not %ld: no split to watch here",
-			    before, 4 * unit_kb);
+	if (before < 4 * unit_kb) {     /* qemu-user: none; cr_log_warn would fail the run */
 		region_unmap(&r);
-		return;
+		cr_skip_test("THP: %ld kB of huge pages, not %ld: no split to watch here",
+			     before, 4 * unit_kb);
 	}
 	size_t d;
 	cr_assert_eq(cp_zero_ex(r.p + 3 * PG, r.len - 5 * PG, CP_ZERO_MAY_DISCARD, &d), 0);
