@@ -184,7 +184,7 @@ static void child_check(int (*prepare)(void), const char *label)
 
 static int no_proc(void)
 {
-	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	if (unshare(CLONE_NEWNS) || mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) ||
 	    umount2("/proc", MNT_DETACH))
 		return 77;
 	/* qemu-user answers opens of /proc/self/maps itself, mounted or not */
