@@ -39,6 +39,7 @@ static const struct { const char *name; unsigned uses; } scenario_uses[] = {
 	{ "tune",     BO_OUTPUTS | BO_KERNEL | BO_SIZES | BO_ROUNDS | BO_OUT | BO_FORCE |
 		      BO_INSTALL | BO_TARGET | BO_POOL },
 	{ "parallel", BO_OUTPUTS | BO_PLOT | BO_THREADS | BO_SIZES | BO_ROUNDS },
+	{ "zero",     BO_OUTPUTS | BO_PLOT | BO_SIZES | BO_ROUNDS },
 	{ "calloc",   BO_OUTPUTS | BO_SIZES | BO_ROUNDS },
 	/* report passes the measuring options on to the scenarios that take them */
 	{ "report",   BO_QUICK | BO_OUT | BO_TUNE | BO_KERNEL | BO_SIZES | BO_REGION | BO_ROUNDS |

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * report: sweep, batch, walk, latency, fault and parallel (tune with --tune)
+ * report: sweep, batch, walk, latency, fault, parallel and zero (tune with --tune)
  * in one run, each scenario's text, CSV, JSON and plot written into --out DIR,
  * then DIR/index.html (report_html.c) showing them beside the figures the
  * Linux threads published. One progress line per scenario on stderr.
@@ -27,6 +27,7 @@ static const struct {
 	{ "latency", bench_latency, BO_KERNEL | BO_REGION | BO_ROUNDS, 1 },
 	{ "fault", bench_fault, BO_THREADS | BO_REGION | BO_ROUNDS, 1 },
 	{ "parallel", bench_parallel, BO_THREADS | BO_SIZES | BO_ROUNDS, 1 },
+	{ "zero", bench_zero, BO_SIZES | BO_ROUNDS, 1 },
 	{ "tune", bench_tune, BO_KERNEL | BO_SIZES | BO_ROUNDS | BO_TARGET | BO_POOL, 0 },
 };
 #define NPARTS (sizeof(parts) / sizeof(parts[0]))

@@ -43,6 +43,11 @@ static const struct { const char *scenario, *title, *what; } about[] = {
 	{ "parallel", "Parallel: cp_clear_pages_parallel with 1..N threads",
 	  "GB/s and speed-up over one thread measured in the same rounds, and the extent below "
 	  "which the library stays on the calling thread." },
+	{ "zero", "Zero: cp_zero's stores against discard, 2 MiB to 1 GiB",
+	  "cp_zero on filled private anonymous memory with no flags (auto), CP_ZERO_HOT, "
+	  "CP_ZERO_COLD and CP_ZERO_MAY_DISCARD (madvise(MADV_DONTNEED) of whole huge pages from "
+	  "the policy's discard_from): the call alone, then one write per line, then the first "
+	  "10 % of lines, and the resident-set change of the call." },
 	{ "tune", "Tune: a profile measured here, verified against the defaults",
 	  "Every kernel from 4 KiB to 1 GiB on hot, cold and use targets, the profile derived "
 	  "from it (bands from hot, uncached bands from use, the residency threshold from hot "

@@ -9,6 +9,10 @@
 #include <string.h>
 #include "residency.h"
 #include "state.h"
+#ifndef CLEARPAGES_FREESTANDING
+#include "discard.h"
+#include "parallel.h"
+#endif
 
 #define CP_STR2(x) #x
 #define CP_STR(x) CP_STR2(x)
@@ -18,21 +22,7 @@ const char *cp_version(void)
 	return CP_STR(CP_VERSION_MAJOR) "." CP_STR(CP_VERSION_MINOR) "." CP_STR(CP_VERSION_PATCH);
 }
 
-/* [addr, addr + len) with len > 0 must not pass the top of the address space. */
-static int range_ok(const void *addr, size_t len)
-{
-	return addr && len - 1 <= UINTPTR_MAX - (uintptr_t)addr;
-}
-
-int cp__check_pages(const void *addr, size_t npages)
-{
-	if (!addr || ((uintptr_t)addr & (CP_PAGE_SIZE - 1)) ||
-	    npages > SIZE_MAX / CP_PAGE_SIZE || !range_ok(addr, npages * CP_PAGE_SIZE))
-		return -EINVAL;
-	return 0;
-}
-
-/* cp_clear_pages past its checks, and cp_clear's body: the band's kernel,
+/* cp_clear_pages past its checks, and cp_zero's body: the band's kernel,
  * or, from the extent where the cached and uncached bands part, the
  * estimate's choice (common/residency.h). One comparison below it. */
 static inline void clear_any(void *addr, size_t npages)
@@ -45,6 +35,17 @@ static inline void clear_any(void *addr, size_t npages)
 	struct cp__plan pl;
 	cp__plan_any(s, npages, &pl);
 	cp__plan_run(&pl, addr, npages);
+}
+
+/* Non-temporal, unless the target is cached and any's band is temporal
+ * there: then a non-temporal store only evicts what is already cached. */
+static void clear_cold(void *addr, size_t npages)
+{
+	const struct cp__state *s = cp__state();
+	if (npages >= s->policy.cold_estimate_below_pages)
+		cp__bands_pick(&s->policy.cold, npages)->clear(addr, npages);
+	else
+		cp__clear_cold_estimated(s, addr, npages);
 }
 
 int cp_clear_pages(void *addr, size_t npages)
@@ -67,29 +68,89 @@ int cp_clear_pages_hot(void *addr, size_t npages)
 	return 0;
 }
 
-/* Non-temporal, unless the target is cached and any's band is temporal
- * there: then a non-temporal store only evicts what is already cached. */
 int cp_clear_pages_cold(void *addr, size_t npages)
 {
 	if (npages == 0)
 		return 0;
 	if (cp__check_pages(addr, npages))
 		return -EINVAL;
-	const struct cp__state *s = cp__state();
-	if (npages >= s->policy.cold_estimate_below_pages)
-		cp__bands_pick(&s->policy.cold, npages)->clear(addr, npages);
-	else
-		cp__clear_cold_estimated(s, addr, npages);
+	clear_cold(addr, npages);
 	return 0;
 }
 
-/* Any address, any length: the whole pages inside through the dispatcher,
- * the head and tail (less than a page each) with ordinary stores. */
-int cp_clear(void *addr, size_t len)
+/* ---- cp_zero: every intent, any address, any length ---- */
+
+#define ZERO_FLAGS (CP_ZERO_HOT | CP_ZERO_COLD | CP_ZERO_PARALLEL | CP_ZERO_MAY_DISCARD)
+
+#ifndef CLEARPAGES_FREESTANDING
+/* The shares of a parallel clear run the intent's plan, made for the whole
+ * extent as cp_clear_pages_parallel makes any's. */
+static void zero_parallel(void *addr, size_t npages, unsigned flags)
 {
+	const struct cp__state *s = cp__state();
+	struct cp__plan pl = { .kernel = cp__bands_pick(&s->policy.hot, npages) };
+	if (flags & CP_ZERO_COLD)
+		cp__plan_cold(s, npages, &pl);
+	else if (!(flags & CP_ZERO_HOT))
+		cp__plan_any(s, npages, &pl);
+	size_t share = __atomic_load_n(&s->policy.parallel_min_share_pages, __ATOMIC_RELAXED);
+	cp__clear_parallel_plan(addr, npages, 0, share ? share : SIZE_MAX, &pl);
+}
+#endif
+
+/* Whole pages with stores, by intent (the bodies of the page calls). */
+static void zero_pages(void *addr, size_t npages, unsigned flags)
+{
+#ifndef CLEARPAGES_FREESTANDING
+	if (flags & CP_ZERO_PARALLEL) {
+		zero_parallel(addr, npages, flags);
+		return;
+	}
+#endif
+	if (flags & CP_ZERO_HOT)
+		cp__pick_hot(npages)->clear(addr, npages);
+	else if (flags & CP_ZERO_COLD)
+		clear_cold(addr, npages);
+	else
+		clear_any(addr, npages);
+}
+
+#ifndef CLEARPAGES_FREESTANDING
+static void zero_pages_cb(void *addr, size_t npages, void *flags)
+{
+	zero_pages(addr, npages, *(const unsigned *)flags);
+}
+
+/* The page-aligned middle with MAY_DISCARD: handed back where it may be and
+ * pays (common/discard.c), the rest stored. Bytes discarded. HOT never
+ * discards: the caller would fault every page straight back in. */
+static size_t zero_body(void *addr, size_t npages, unsigned flags)
+{
+	if ((flags & (CP_ZERO_MAY_DISCARD | CP_ZERO_HOT)) == CP_ZERO_MAY_DISCARD) {
+		size_t from = cp__state()->policy.discard_from_pages;
+		if (npages >= from)
+			return cp__discard(addr, npages, from, zero_pages_cb, &flags);
+	}
+	zero_pages(addr, npages, flags);
+	return 0;
+}
+#else
+static size_t zero_body(void *addr, size_t npages, unsigned flags)
+{
+	zero_pages(addr, npages, flags);   /* no /proc, no madvise: stores */
+	return 0;
+}
+#endif
+
+int cp_zero_ex(void *addr, size_t len, unsigned flags, size_t *discarded)
+{
+	if ((flags & ~ZERO_FLAGS) || (flags & (CP_ZERO_HOT | CP_ZERO_COLD)) ==
+				     (CP_ZERO_HOT | CP_ZERO_COLD))
+		return -EINVAL;
+	size_t given_back = 0;
 	if (len == 0)
-		return 0;
-	if (!range_ok(addr, len))
+		goto out;
+	if (!cp__range_ok(addr, len))
 		return -EINVAL;
 	uintptr_t start = (uintptr_t)addr, end = start + len;   /* may wrap to 0 */
 	uintptr_t body = (start + CP_PAGE_SIZE - 1) & ~(uintptr_t)(CP_PAGE_SIZE - 1);
@@ -98,16 +159,31 @@ int cp_clear(void *addr, size_t len)
 		body_end = (uintptr_t)0 - CP_PAGE_SIZE;
 	if (body < start || body >= body_end) {          /* no whole page inside */
 		memset(addr, 0, len);
-		return 0;
+		goto out;
 	}
 	/* no call for an empty head or tail: a zero-length memset is not free (a masked
 	 * store in glibc's AVX-512 memset), and page-aligned blocks are the common case */
 	if (body != start)
 		memset(addr, 0, body - start);
-	clear_any((void *)body, (body_end - body) / CP_PAGE_SIZE);
+	given_back = zero_body((void *)body, (body_end - body) / CP_PAGE_SIZE, flags);
 	if (end != body_end)
 		memset((void *)body_end, 0, end - body_end);
+out:
+	if (discarded)
+		*discarded = given_back;
 	return 0;
+}
+
+int cp_zero(void *addr, size_t len, unsigned flags)
+{
+	return cp_zero_ex(addr, len, flags, NULL);
+}
+
+/* Any address, any length: the whole pages inside through the dispatcher,
+ * the head and tail (less than a page each) with ordinary stores. */
+int cp_clear(void *addr, size_t len)
+{
+	return cp_zero_ex(addr, len, 0, NULL);
 }
 
 size_t cp_kernels(const struct cp_kernel *const **list)

@@ -11,6 +11,8 @@
  * timed chunk between the two is judged by the nearer. None of these hosts
  * ran the cold sweep (only intel-family6-model167 did, whose chunks agreed:
  * select.c). Their uncached bands come from the generic rule (L2 size).
+ * Then discard_from (cp_zero's CP_ZERO_MAY_DISCARD): 0, the generic rule's,
+ * on every host: none of them has run the zero scenario yet.
  */
 #include "select.h"
 
@@ -24,7 +26,7 @@ const struct cp__builtin cp__builtins[] = {
 	 * non-temporal. Two 4 MiB shares already gain 1.2x. */
 	/* Threshold: rep stosb 28 GB/s at 4 MiB, 10.3 from 128 MiB: 17 GB/s. */
 	{ "intel-sapphire-rapids", 3,
-	  { { 0, "avx2" }, { 2, "rep_stosb" }, { MIB(64), "avx2_nt" } }, MIB(4), 17000 },
+	  { { 0, "avx2" }, { 2, "rep_stosb" }, { MIB(64), "avx2_nt" } }, MIB(4), 17000, 0 },
 	/* bench/results/intel-emerald-rapids/: zmm stores lead to 16 KiB (by
 	 * 5-45 %); at 32 KiB they fell to half in two of three sweeps while rep
 	 * stosb held, and from there on rep stosb is level or ahead; at 32 MiB
@@ -32,19 +34,19 @@ const struct cp__builtin cp__builtins[] = {
 	 * non-temporal ones hold 17.5-20, and at 64 MiB temporal ones are at 8. */
 	/* Threshold: rep stosb 21 GB/s at 4 MiB, 6.3 at 1 GiB: 11.5 GB/s. */
 	{ "intel-emerald-rapids", 3,
-	  { { 0, "avx512" }, { KIB(32), "rep_stosb" }, { MIB(32), "avx2_nt" } }, MIB(4), 11500 },
+	  { { 0, "avx512" }, { KIB(32), "rep_stosb" }, { MIB(32), "avx2_nt" } }, MIB(4), 11500, 0 },
 	/* bench/results/amd-zen4/: avx2 level with or ahead of rep stosb to
 	 * 8 MiB; avx2_nt leads every kernel (clzero by 8-18 %) from 16 MiB, half
 	 * the L3. One core nearly saturates memory: splitting loses below
 	 * 16 MiB, so shares of 8 MiB. */
 	/* Threshold: avx2 100 GB/s at 4 MiB, 27 at 1 GiB: 52 GB/s. */
 	{ "amd-zen4", 2,
-	  { { 0, "avx2" }, { MIB(16), "avx2_nt" } }, MIB(8), 52000 },
+	  { { 0, "avx2" }, { MIB(16), "avx2_nt" } }, MIB(8), 52000, 0 },
 	/* bench/results/amd-zen3/: avx2 stores 80 GB/s at 4 KiB against 48 for
 	 * rep stosb, ~60 to 8 MiB; avx2_nt and clzero tie at ~39 from 64 MiB.
 	 * Non-temporal from half the 32 MiB L3, as on Zen 4 (same L3 per CCX). */
 	/* Threshold: avx2 ~60 GB/s to 8 MiB, memset 19-25 at 64 MiB: 36 GB/s. */
 	{ "amd-zen3", 2,
-	  { { 0, "avx2" }, { MIB(16), "avx2_nt" } }, MIB(8), 36000 },
+	  { { 0, "avx2" }, { MIB(16), "avx2_nt" } }, MIB(8), 36000, 0 },
 };
 const size_t cp__builtins_len = sizeof(cp__builtins) / sizeof(cp__builtins[0]);

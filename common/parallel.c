@@ -437,8 +437,16 @@ int cp__clear_pages_parallel_min(void *addr, size_t npages, unsigned nthreads,
 	 * together write all of it through the caches they share; each share
 	 * estimates where its own part is, per batch. (Planning here also
 	 * initialises the library on the caller's thread.) */
-	struct call c = { .addr = addr, .npages = npages };
-	cp__plan_any(cp__state(), npages, &c.plan);
+	struct cp__plan plan;
+	cp__plan_any(cp__state(), npages, &plan);
+	cp__clear_parallel_plan(addr, npages, nthreads, min_share_pages, &plan);
+	return 0;
+}
+
+void cp__clear_parallel_plan(void *addr, size_t npages, unsigned nthreads,
+			     size_t min_share_pages, const struct cp__plan *plan)
+{
+	struct call c = { .addr = addr, .npages = npages, .plan = *plan };
 	int cpus_read = nthreads == 0;
 	if (cpus_read) {
 		read_caller_cpus(&c);
@@ -450,12 +458,11 @@ int cp__clear_pages_parallel_min(void *addr, size_t npages, unsigned nthreads,
 		c.shares = POOL_MAX_WORKERS + 1;
 	if (c.shares <= 1 || inside_pool()) {
 		cp__plan_run(&c.plan, addr, npages);   /* small, or inside the pool already */
-		return 0;
+		return;
 	}
 	if (!cpus_read)
 		read_caller_cpus(&c);    /* where its workers are to run */
 	split_and_clear(&c);
-	return 0;
 }
 
 /* The smallest share comes from the policy (built-in profile, tuned profile or

@@ -47,6 +47,10 @@ struct cp__policy {
 	size_t estimate_from_pages, cold_estimate_below_pages;
 	/* Smallest share cp_clear_pages_parallel gives a thread; 0 = never split. */
 	size_t parallel_min_share_pages;
+	/* cp_zero(CP_ZERO_MAY_DISCARD): the smallest part of private anonymous
+	 * memory handed back with madvise rather than stored; CP__BAND_UNUSED:
+	 * never (common/discard.c). */
+	size_t discard_from_pages;
 };
 
 /* The band of npages: ascending scan, so a one-page clear costs one
@@ -96,7 +100,8 @@ static inline int cp__policy_eq(const struct cp__policy *a, const struct cp__pol
 	       a->cached_min_mbps == b->cached_min_mbps &&
 	       a->estimate_from_pages == b->estimate_from_pages &&
 	       a->cold_estimate_below_pages == b->cold_estimate_below_pages &&
-	       a->parallel_min_share_pages == b->parallel_min_share_pages;
+	       a->parallel_min_share_pages == b->parallel_min_share_pages &&
+	       a->discard_from_pages == b->discard_from_pages;
 }
 
 /* The derived fields of p from its bands and threshold (select.c; anything

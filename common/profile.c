@@ -22,17 +22,18 @@ enum key {
 	K_VERSION, K_ARCH,
 	K_SMALL, K_SMALL_BELOW, K_TEMPORAL, K_NT_FROM, K_NONTEMPORAL,   /* version 1 */
 	K_CPU, K_BAND, K_PARALLEL, K_END,                              /* version 2 */
-	K_UNCACHED_BAND, K_CACHED_MIN_MBPS,                            /* version 3 */
+	K_UNCACHED_BAND, K_CACHED_MIN_MBPS, K_DISCARD_FROM,            /* version 3 */
 	NKEYS
 };
 static const char *const key_names[NKEYS] = {
 	"version", "arch", "small", "small_below", "temporal", "nt_from", "nontemporal",
 	"cpu", "band", "parallel", "end", "uncached_band", "cached_min_mbps",
+	"discard_from",
 };
 #define V1_KEYS ((1u << K_SMALL) | (1u << K_SMALL_BELOW) | (1u << K_TEMPORAL) | \
 		 (1u << K_NT_FROM) | (1u << K_NONTEMPORAL))
 #define V2_KEYS ((1u << K_CPU) | (1u << K_BAND) | (1u << K_PARALLEL) | (1u << K_END))
-#define V3_KEYS ((1u << K_UNCACHED_BAND) | (1u << K_CACHED_MIN_MBPS))
+#define V3_KEYS ((1u << K_UNCACHED_BAND) | (1u << K_CACHED_MIN_MBPS) | (1u << K_DISCARD_FROM))
 
 struct parse {
 	const struct cp__kernel_list *usable;
@@ -236,6 +237,15 @@ static int apply_key(struct parse *ps, enum key k, struct span rest)
 		if (number_value(v, &p->cached_min_mbps))
 			return fail(ps, "cached_min_mbps needs a number (MB/s; 0: never estimate)");
 		return 0;
+	case K_DISCARD_FROM:
+		p->has_discard_from = 1;
+		if (span_is(v, "none")) {
+			p->discard_from_pages = CP__BAND_UNUSED;
+			return 0;
+		}
+		if (pages_value(ps, v, &p->discard_from_pages))
+			return -EINVAL;
+		return p->discard_from_pages ? 0 : fail(ps, "discard_from 0: write 'none' or a size");
 	case K_SMALL:        return kernel_value(ps, v, 0, &p->small);
 	case K_TEMPORAL:     return kernel_value(ps, v, 0, &p->temporal);
 	case K_NONTEMPORAL:  return kernel_value(ps, v, 1, &p->nontemporal);

@@ -36,6 +36,8 @@ struct cp__profile {
 	struct cp__band uncached[CP__MAX_BANDS];
 	int has_cached_min_mbps;
 	unsigned cached_min_mbps;
+	int has_discard_from;
+	size_t discard_from_pages;         /* CP__BAND_UNUSED: none (never) */
 	/* version 1: the three-band keys, each optional (bit set when given) */
 	unsigned v1_given;        /* 1 << enum cp__v1_key */
 	size_t small_below_pages, nt_from_pages;

@@ -27,6 +27,8 @@ struct cp__builtin {
 	struct cp__builtin_band bands[CP__MAX_BANDS];
 	size_t parallel_min_share_pages;        /* 0 = never split */
 	unsigned cached_min_mbps;               /* residency threshold; 0: the generic one */
+	size_t discard_from_pages;              /* cp_zero's discard; 0: the generic one,
+						   CP__BAND_UNUSED: never */
 };
 extern const struct cp__builtin cp__builtins[];
 extern const size_t cp__builtins_len;

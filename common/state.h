@@ -14,6 +14,8 @@
 #ifndef CP_STATE_H
 #define CP_STATE_H
 
+#include <errno.h>
+#include <stdint.h>
 #include "cpu.h"
 #include "policy.h"
 #include "registry.h"
@@ -91,7 +93,22 @@ static inline const struct cp_kernel *cp__pick_cold(size_t npages)
 }
 typedef const struct cp_kernel *(*cp__pick_fn)(size_t npages);
 
-/* 0 when [addr, addr + npages * 4096) is a valid page range, else -EINVAL. npages > 0. */
-int cp__check_pages(const void *addr, size_t npages);
+/* 1 when [addr, addr + len) with len > 0 is a valid byte range: not NULL,
+ * not past the top of the address space (cp_clear's check). */
+static inline int cp__range_ok(const void *addr, size_t len)
+{
+	return addr && len - 1 <= UINTPTR_MAX - (uintptr_t)addr;
+}
+
+/* 0 when [addr, addr + npages * 4096) is a valid page range, else -EINVAL.
+ * npages > 0. Inline: the entry points of every object use it (api.c,
+ * huge.c, parallel.c), and parallel.o must not depend on api.o. */
+static inline int cp__check_pages(const void *addr, size_t npages)
+{
+	if (!addr || ((uintptr_t)addr & (CP_PAGE_SIZE - 1)) ||
+	    npages > SIZE_MAX / CP_PAGE_SIZE || !cp__range_ok(addr, npages * CP_PAGE_SIZE))
+		return -EINVAL;
+	return 0;
+}
 
 #endif

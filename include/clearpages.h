@@ -15,17 +15,21 @@
  *    in this process, or in the parent it was forked from): cp_clear_pages,
  *    cp_clear_pages_hot, cp_clear_pages_cold, cp_clear, cp_clear_huge,
  *    cp_clear_huge_opts (when its between() is), cp_kernels, cp_kernel_find,
- *    cp_kernel_for, cp_policy_source. Always: cp_version and the raw kernels.
+ *    cp_kernel_for, cp_policy_source, and cp_zero / cp_zero_ex without
+ *    CP_ZERO_PARALLEL (MAY_DISCARD uses open, read, ioctl, madvise and close
+ *    of /proc/self/maps only, on the stack, and keeps errno). Always:
+ *    cp_version and the raw kernels.
  *    Not async-signal-safe: the first call of all (it reads the environment
  *    and files and may print), cp_set_profile (files, a lock) and
- *    cp_clear_pages_parallel (a lock; it may create threads). A handler that
- *    calls cp_clear_pages_parallel anyway never deadlocks: on a thread that is
- *    inside the pool already it clears alone.
+ *    cp_clear_pages_parallel and CP_ZERO_PARALLEL (a lock; it may create
+ *    threads). A handler that calls them anyway never deadlocks: on a thread
+ *    that is inside the pool already it clears alone.
  *  - fork(): from any thread at any time outside a handler, the child may
  *    use every call (the fork handlers are registered when the library is
  *    loaded; the child's thread pool starts empty). fork() from a signal
  *    handler never deadlocks in clearpages, whatever call it interrupted; if
- *    it interrupted cp_set_profile or cp_clear_pages_parallel, the child of
+ *    it interrupted cp_set_profile, cp_clear_pages_parallel or cp_zero with
+ *    CP_ZERO_PARALLEL, the child of
  *    this multi-threaded parent may only exec or _exit, as POSIX requires.
  *  - A fault in a clear (SIGSEGV, SIGBUS) may be repaired by a handler that
  *    returns, on any thread; a handler may longjmp out of the calling
@@ -73,6 +77,43 @@ int cp_clear_pages_hot(void *addr, size_t npages);   /* caller reads it soon: te
 int cp_clear_pages_cold(void *addr, size_t npages);  /* caller won't touch it soon: bypass
 							 the cache, unless already cached */
 int cp_clear(void *addr, size_t len);                /* any address, any length */
+
+/*
+ * One call for every intent: zero [addr, addr + len), any address, any
+ * length. flags are checked first: an unknown bit, or HOT with COLD, gives
+ * -EINVAL with nothing written; then len == 0 returns 0, and the address
+ * checks of cp_clear follow (-EINVAL, nothing written). 0 flags is cp_clear.
+ *   CP_ZERO_HOT        the caller reads it soon: temporal (cp_clear_pages_hot)
+ *   CP_ZERO_COLD       it won't touch it soon: bypass the cache (_cold)
+ *   CP_ZERO_PARALLEL   threads as cp_clear_pages_parallel(.., 0); the
+ *                      freestanding object clears on the calling thread
+ *   CP_ZERO_MAY_DISCARD  the caller owns the memory and lets the library give
+ *                      whole pages of it back to the kernel: they read as
+ *                      zero and fault in fresh on the next touch. Only where
+ *                      every mapping covering them is private, anonymous and
+ *                      writable (asked of /proc/self/maps: PROCMAP_QUERY, or
+ *                      its text), in parts of at least the profile's
+ *                      discard_from, aligned to the transparent huge page size
+ *                      where THP is enabled (a part of a huge page discarded
+ *                      splits it). Everything else is stored: head and tail,
+ *                      shared, file, memfd, hugetlbfs or unknown mappings,
+ *                      mlocked pages (madvise fails), no /proc, a seccomp
+ *                      filter refusing open, ioctl or madvise. Never an error.
+ *                      With CP_ZERO_HOT nothing is discarded: faulting 4 KiB
+ *                      pages back in costs 3x the stores (docs/dispatch.md).
+ * No general-register flag: the policy holds one kernel per band and
+ * intent, none chosen without vector registers; CLEARPAGES_DISABLE=simd
+ * (hosted) or CP_CPU_DESCRIPTION_NO_SIMD (freestanding) say it per process.
+ * cp_zero_ex also stores, in *discarded when not NULL, how many bytes were
+ * given back rather than written (0 unless MAY_DISCARD); on -EINVAL it is
+ * left as it was.
+ */
+#define CP_ZERO_HOT          1u
+#define CP_ZERO_COLD         2u
+#define CP_ZERO_PARALLEL     4u
+#define CP_ZERO_MAY_DISCARD  8u
+int cp_zero(void *addr, size_t len, unsigned flags);
+int cp_zero_ex(void *addr, size_t len, unsigned flags, size_t *discarded);
 
 enum cp_order {
 	CP_ORDER_NEIGHBOURHOOD_LAST, /* default: right of hot, left of hot, then hot +- radius */

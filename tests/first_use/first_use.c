@@ -127,6 +127,30 @@ static int no_heap_at_first_use(void)
 	return !ok ? 1 : allocations ? 2 : 0;
 }
 
+/* cp_zero(CP_ZERO_MAY_DISCARD) as its first use, on a range that is
+ * discarded (8 MiB, past the generic discard_from): the maps walk and the
+ * THP size are read through fixed buffers, so an allocator may call it. */
+static int no_heap_in_discard(void)
+{
+	cp__system_profile_path = "/nonexistent/clearpages/profile";
+	unsetenv("CLEARPAGES_PROFILE");
+	size_t len = (size_t)8 << 20, discarded = 0;
+	unsigned char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return 3;
+	memset(p, 0xa5, len);
+	counting = 1;
+	int ok = cp_zero_ex(p + 1, len - 2, CP_ZERO_MAY_DISCARD, &discarded) == 0;
+	counting = 0;
+	for (size_t i = 1; ok && i < len - 1; i++)
+		ok = p[i] == 0;
+	if (allocations)
+		fprintf(stderr, "cp_zero(MAY_DISCARD) allocated %u times\n", allocations);
+	if (!discarded)
+		fprintf(stderr, "cp_zero(MAY_DISCARD) discarded nothing of 8 MiB\n");
+	return !ok ? 1 : allocations ? 2 : discarded ? 0 : 4;
+}
+
 static void *first_use_thread(void *arg)
 {
 	(void)arg;
@@ -174,6 +198,7 @@ int main(int argc, char **argv)
 	unsigned rounds = argc > 1 ? (unsigned)atoi(argv[1]) : 3;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	check("no heap at first use", no_heap_at_first_use, 10);
+	check("no heap in cp_zero's discard", no_heap_in_discard, 10);
 	for (unsigned i = 0; i < rounds; i++)
 		check("fork during first use, then fork in the child", fork_during_first_use, 10);
 	printf("%u passed, %u failed\n", passed, failed);

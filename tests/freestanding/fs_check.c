@@ -167,6 +167,18 @@ static void check_clear_ranges(void)
 				bad++;
 		}
 	check(ok && !bad, "cp_clear: ranges at odd offsets and lengths, flush with the guards", ": a byte is wrong");
+	/* cp_zero: the flags are accepted; MAY_DISCARD and PARALLEL clear here */
+	static const unsigned flags[] = { CP_ZERO_MAY_DISCARD, CP_ZERO_MAY_DISCARD | CP_ZERO_COLD,
+					  CP_ZERO_PARALLEL | CP_ZERO_HOT };
+	for (unsigned i = 0; ok && i < 3; i++) {
+		size_t discarded = 1;
+		memset(r.base, FILL, 4 * PG);
+		if (cp_zero_ex(r.base + 1, 4 * PG - 2, flags[i], &discarded) || discarded ||
+		    !cleared_exactly(&r, 1, 4 * PG - 1))
+			bad++;
+	}
+	check(ok && !bad && cp_zero(r.base, PG, CP_ZERO_HOT | CP_ZERO_COLD) == -EINVAL,
+	      "cp_zero: every intent clears, nothing discarded, HOT|COLD refused", ": a byte is wrong");
 	if (ok)
 		fs_munmap(r.map, 6 * PG);
 }

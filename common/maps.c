@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The kind of each mapping over a range, from /proc/self/maps (maps.h).
+ *
+ * PROCMAP_QUERY (Linux 6.11+) answers one mapping per ioctl: the one covering
+ * an address or the next after it, with its flags, device and inode. Debian
+ * 12's headers predate it, so the request and its structure are spelled out
+ * here from the UAPI (include/uapi/linux/fs.h). Where the ioctl fails on the
+ * first ask (an older kernel: ENOTTY; a seccomp filter: EPERM or ENOSYS) the
+ * same file is read as text, a line at a time through a fixed buffer, and
+ * only the lines that overlap the range are used.
+ *
+ * "Private anonymous" here is what MADV_DONTNEED zeroes: not shared, no
+ * backing file (device 00:00, inode 0), and writable (a clear of a read-only
+ * mapping faults with stores; discarding it must not quietly succeed).
+ * Shared anonymous memory and memfd are shmem files with an inode, hugetlb
+ * mappings are hugetlbfs files: all of them are "something else".
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include "maps.h"
+
+struct procmap_query_uapi {
+	uint64_t size;            /* in: sizeof this structure */
+	uint64_t query_flags;     /* in */
+	uint64_t query_addr;      /* in */
+	uint64_t vma_start, vma_end, vma_flags, vma_page_size, vma_offset, inode;  /* out */
+	uint32_t dev_major, dev_minor;                                             /* out */
+	uint32_t vma_name_size, build_id_size;   /* in/out: 0, no name or build id wanted */
+	uint64_t vma_name_addr, build_id_addr;   /* in */
+};
+_Static_assert(sizeof(struct procmap_query_uapi) == 104, "the UAPI's struct procmap_query");
+
+#define PROCFS_IOCTL_MAGIC  'f'
+#define PROCMAP_QUERY_REQ   _IOWR(PROCFS_IOCTL_MAGIC, 17, struct procmap_query_uapi)
+#define PMQ_VMA_WRITABLE    0x02
+#define PMQ_VMA_SHARED      0x08
+#define PMQ_COVERING_OR_NEXT 0x10
+
+int cp__maps_text_only;
+
+static uintptr_t min_addr(uintptr_t a, uintptr_t b)
+{
+	return a < b ? a : b;
+}
+
+/* The walk's cursor: what has been reported so far. */
+struct walk {
+	uintptr_t at, end;
+	cp__maps_part_fn part;
+	void *ctx;
+};
+
+/* A mapping [s, e) of its kind: the gap before it (unmapped, or unknown) and
+ * its overlap with the range. */
+static void walk_mapping(struct walk *w, uintptr_t s, uintptr_t e, int private_anon)
+{
+	if (e <= w->at || s >= w->end)
+		return;
+	if (s > w->at) {
+		w->part(w->at, s, 0, w->ctx);
+		w->at = s;
+	}
+	e = min_addr(e, w->end);
+	w->part(w->at, e, private_anon, w->ctx);
+	w->at = e;
+}
+
+static void walk_finish(struct walk *w)
+{
+	if (w->at < w->end)
+		w->part(w->at, w->end, 0, w->ctx);
+	w->at = w->end;
+}
+
+/* 0, or -1 when the very first ask fails (the caller reads the text). */
+static int walk_query(int fd, struct walk *w)
+{
+	uintptr_t first = w->at;
+	while (w->at < w->end) {
+		struct procmap_query_uapi q = { .size = sizeof(q), .query_flags = PMQ_COVERING_OR_NEXT,
+						.query_addr = w->at };
+		if (ioctl(fd, PROCMAP_QUERY_REQ, &q) != 0) {
+			if (w->at == first && errno != ENOENT)
+				return -1;
+			break;          /* ENOENT: nothing mapped from here on */
+		}
+		if (q.vma_start >= w->end || q.vma_end <= w->at)
+			break;
+		int anon = (q.vma_flags & PMQ_VMA_WRITABLE) && !(q.vma_flags & PMQ_VMA_SHARED) &&
+			   q.inode == 0 && q.dev_major == 0 && q.dev_minor == 0;
+		walk_mapping(w, (uintptr_t)q.vma_start, (uintptr_t)q.vma_end, anon);
+	}
+	walk_finish(w);
+	return 0;
+}
+
+/* Digits of `base` from *p (at most 20); -1 when there are none. */
+static int number(const char **p, const char *lim, unsigned base, uint64_t *out)
+{
+	uint64_t v = 0;
+	int n = 0;
+	for (; *p < lim && n < 20; (*p)++, n++) {
+		char c = **p;
+		unsigned d;
+		if (c >= '0' && c <= '9')
+			d = (unsigned)(c - '0');
+		else if (base == 16 && c >= 'a' && c <= 'f')
+			d = (unsigned)(c - 'a' + 10);
+		else
+			break;
+		v = v * base + d;
+	}
+	*out = v;
+	return n ? 0 : -1;
+}
+
+static int expect(const char **p, const char *lim, char c)
+{
+	if (*p >= lim || **p != c)
+		return -1;
+	(*p)++;
+	return 0;
+}
+
+/* "START-END PERM OFFSET MAJ:MIN INODE [PATH]" */
+int cp__maps_parse_line(const char *line, size_t len, uintptr_t *start, uintptr_t *end,
+			int *private_anon)
+{
+	const char *p = line, *lim = line + len;
+	uint64_t s, e, off, maj, min, ino;
+	if (number(&p, lim, 16, &s) || expect(&p, lim, '-') || number(&p, lim, 16, &e) ||
+	    expect(&p, lim, ' ') || lim - p < 5)
+		return -1;
+	const char *perm = p;
+	p += 4;
+	if (expect(&p, lim, ' ') || number(&p, lim, 16, &off) || expect(&p, lim, ' ') ||
+	    number(&p, lim, 16, &maj) || expect(&p, lim, ':') || number(&p, lim, 16, &min) ||
+	    expect(&p, lim, ' ') || number(&p, lim, 10, &ino) || s >= e)
+		return -1;
+	if (p < lim && *p != ' ')
+		return -1;
+	*start = (uintptr_t)s;
+	*end = (uintptr_t)e;
+	*private_anon = perm[1] == 'w' && perm[3] == 'p' && maj == 0 && min == 0 && ino == 0;
+	return 0;
+}
+
+/* The text, line by line: the first LINE_KEEP bytes of each line are enough
+ * for every field before the path. Stops at the first line past the range. */
+#define READ_BYTES 1024
+#define LINE_KEEP  128
+static void walk_text(int fd, struct walk *w)
+{
+	char buf[READ_BYTES], line[LINE_KEEP];
+	size_t kept = 0;
+	for (;;) {
+		ssize_t got = read(fd, buf, sizeof(buf));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		for (ssize_t i = 0; i < got; i++) {
+			if (buf[i] != '\n') {
+				if (kept < LINE_KEEP)
+					line[kept++] = buf[i];
+				continue;
+			}
+			uintptr_t s, e;
+			int anon;
+			size_t n = kept;
+			kept = 0;
+			if (cp__maps_parse_line(line, n, &s, &e, &anon))
+				continue;       /* unreadable: its bytes stay "unknown" */
+			if (s >= w->end)
+				goto done;
+			walk_mapping(w, s, e, anon);
+		}
+	}
+done:
+	walk_finish(w);
+}
+
+int cp__maps_walk(uintptr_t start, uintptr_t end, cp__maps_part_fn part, void *ctx)
+{
+	int fd;
+	do
+		fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	while (fd < 0 && errno == EINTR);
+	if (fd < 0)
+		return -1;
+	struct walk w = { start, end, part, ctx };
+	if (cp__maps_text_only || walk_query(fd, &w))
+		walk_text(fd, &w);
+	close(fd);
+	return 0;
+}
