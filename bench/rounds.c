@@ -15,8 +15,14 @@ struct bench_rounds bench_rounds_for(const struct bench_opts *opts, size_t bytes
 	struct bench_rounds r;
 	const size_t mib = (size_t)1 << 20;
 	r.rounds = bytes <= 4 * mib ? 31 : bytes <= 64 * mib ? 15 : bytes <= 256 * mib ? 9 : 7;
-	/* one pass of 256 MiB or more rewrites every cache level: enough warm-up */
-	r.warmup = bytes >= 256 * mib ? 1 : 2;
+	/* one pass of 256 MiB or more rewrites every cache level: enough warm-up.
+	 * From 2 MiB to the LLC, after another contender's non-temporal passes
+	 * evicted the buffer, rep stosb took 3 passes to run at its steady 28 GB/s
+	 * again here and cp_clear_pages 5 (its first chunks, warm from its own
+	 * last pass, say "cached" before the rest is: 23, 14, 8, 10, 20, 27 GB/s;
+	 * bench/results/intel-family6-model167/NOTES.md): 5 warm-up passes, so
+	 * every contender is timed in its steady state on a hot target. */
+	r.warmup = bytes >= 256 * mib ? 1 : bytes >= 2 * mib ? 5 : 2;
 	if (opts->quick) {
 		r.rounds = r.rounds / 3 > 3 ? r.rounds / 3 : 3;
 		r.warmup = 1;

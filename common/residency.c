@@ -169,7 +169,7 @@ void cp__plan_run(const struct cp__plan *pl, void *addr, size_t npages)
 		/* leave the verdict's kernel a part of the batch; a tail too short
 		 * to time keeps the last batch's verdict */
 		while (verdict == CP__TIME_ANOTHER && batch > chunk) {
-			uint64_t t0 = cp__counter_read();
+			uint64_t t0 = cp__counter_start();
 			pl->kernel->clear(p, chunk);
 			ticks[timed++] = cp__counter_read() - t0;
 			p += chunk * CP_PAGE_SIZE;
@@ -213,7 +213,7 @@ static void clear_cold_small(const struct cp__state *s, char *addr, size_t npage
 		nt->clear(addr, npages);
 		return;
 	}
-	uint64_t t0 = cp__counter_read();
+	uint64_t t0 = cp__counter_start();
 	t->clear(addr, timing.chunk_pages);
 	uint64_t ticks = cp__counter_read() - t0;
 	int cached = ticks <= timing.limit_ticks;

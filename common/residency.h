@@ -22,7 +22,7 @@
  * the calling thread keeps a verdict and times one page of every 64th call
  * (hosted only: it needs thread-local storage).
  *
- * Counter: x86 TSC (mfence; lfence; rdtsc), arm64 CNTVCT_EL0 (dsb; isb; mrs). Its rate:
+ * Counter: x86 TSC, arm64 CNTVCT_EL0 (arch/<arch>/counter.h). Its rate:
  * cp__cpu.counter_hz, or measured against CLOCK_MONOTONIC from the first use
  * (hosted, where CPUID or CNTFRQ_EL0 does not say: 2 ms after the first use; until then,
  * and wherever the rate stays unknown or CP__F_COUNTER is absent, the calls

@@ -48,7 +48,7 @@ extern "C" {
 #endif
 
 #define CP_VERSION_MAJOR 0
-#define CP_VERSION_MINOR 2
+#define CP_VERSION_MINOR 3
 #define CP_VERSION_PATCH 0
 
 /* "MAJOR.MINOR.PATCH" of the library actually linked (may differ from the macros). */

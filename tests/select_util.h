@@ -97,4 +97,45 @@ static inline struct described arm(unsigned features, unsigned dczva_block)
 	return d;
 }
 #endif
+/* A band list's choice at every extent of a recorded sweep (extent, bytes,
+ * contender, median GB/s), against the best kernel measured there: what the
+ * policy would cost on that host. */
+static inline void score_recorded(const char *csv, const struct cp__bands *bands, double floor)
+{
+	FILE *f = fopen(csv, "r");
+	cr_assert(f, "%s: cannot open (run from the repository root)", csv);
+	char line[256], extent[16] = "", cont[32];
+	double med, best = 0, picked = -1;
+	size_t bytes, cur = 0;
+	unsigned rows = 0;
+	cr_assert(fgets(line, sizeof(line), f));   /* header */
+	for (int more = 1; more;) {
+		more = fgets(line, sizeof(line), f) != NULL;
+		char ext[16];
+		if (more && sscanf(line, "%15[^,],%zu,%31[^,],%lf", ext, &bytes, cont, &med) != 4)
+			continue;
+		if (!more || (cur && bytes != cur)) {      /* a row is complete */
+			cr_expect(picked > 0, "%s %s: the pick was not measured", csv, extent);
+			cr_expect(picked >= floor * best, "%s %s: %s at %.1f GB/s, best %.1f (%.2f)",
+				  csv, extent, cp__bands_pick(bands, cur / PG)->name,
+				  picked, best, picked / best);
+			rows++;
+			best = 0, picked = -1;
+		}
+		if (!more)
+			break;
+		cur = bytes;
+		strcpy(extent, ext);
+		if (!strcmp(cont, "auto") || !strcmp(cont, "memset") || !strcmp(cont, "auto_page") ||
+		    !strcmp(cont, "cold_call") || !strcmp(cont, "memset_2.41"))
+			continue;
+		if (med > best)
+			best = med;
+		if (!strcmp(cont, cp__bands_pick(bands, bytes / PG)->name))
+			picked = med;
+	}
+	fclose(f);
+	cr_expect_geq(rows, 10, "%s: %u extents", csv, rows);
+}
+
 #endif

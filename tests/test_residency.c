@@ -193,6 +193,17 @@ static struct described intel_vm(void)
 	return x86_caches("GenuineIntel", 6, 0xa7, INTEL_ALL, 2048, 480);
 }
 
+/* The VM's recorded sweeps (medians of three runs, 2026-12-02,
+ * bench/results/intel-family6-model167/): the cached bands against every
+ * kernel on hot targets, the uncached bands on cold-then-written ones, where
+ * cp_clear_pages must serve the caller who uses the memory next. */
+Test(residency, recorded_family6_model167_sweeps)
+{
+	struct described d = intel_vm();
+	score_recorded("tests/data/intel-family6-model167-hot.csv", &d.policy.any, 0.96);
+	score_recorded("tests/data/intel-family6-model167-use.csv", &d.policy.uncached, 0.95);
+}
+
 Test(residency, generic_rule_goes_non_temporal_from_l2_when_uncached)
 {
 	struct described d = intel_vm();

@@ -345,7 +345,7 @@ static int live_verdict(const struct cp__plan *pl, unsigned char *buf, uint64_t 
 	uint64_t ticks[2];
 	int v = CP__TIME_ANOTHER;
 	for (unsigned n = 0; n < 2 && v == CP__TIME_ANOTHER; n++) {
-		uint64_t t0 = cp__counter_read();
+		uint64_t t0 = cp__counter_start();
 		pl->kernel->clear(buf + n * pl->timing.chunk_pages * PG, pl->timing.chunk_pages);
 		ticks[n] = cp__counter_read() - t0;
 		v = cp__residency_verdict(&pl->timing, ticks, n + 1);

@@ -1,18 +1,26 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The residency estimate's counter (common/residency.h): CNTVCT_EL0, at
- * CNTFRQ_EL0. dsb first: the stores before the read have completed (the
- * caller's before the chunk, the chunk's after it); isb: the read is not
- * speculated ahead of them.
+ * CNTFRQ_EL0. cp__counter_start: dsb first, so the caller's stores still
+ * draining are not timed as the chunk's; isb: the read is not speculated
+ * ahead of that. cp__counter_read, after the chunk: isb only (as x86: the
+ * chunk's own stores left in flight are not waited for).
  */
 #ifndef CP_COUNTER_H
 #define CP_COUNTER_H
 #include <stdint.h>
 
-static inline uint64_t cp__counter_read(void)
+static inline uint64_t cp__counter_start(void)
 {
 	uint64_t v;
 	__asm__ volatile("dsb ish; isb; mrs %0, cntvct_el0" : "=r"(v) : : "memory");
+	return v;
+}
+
+static inline uint64_t cp__counter_read(void)
+{
+	uint64_t v;
+	__asm__ volatile("isb; mrs %0, cntvct_el0" : "=r"(v) : : "memory");
 	return v;
 }
 
