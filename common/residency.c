@@ -50,9 +50,12 @@ int cp__residency_verdict(const struct cp__timing *t, const uint64_t *ticks, uns
 	uint64_t last = ticks[n - 1];
 	if (last <= t->limit_ticks)
 		return CP__CACHED;          /* one fast chunk: a cold target cannot fake it */
-	if (n < 2 && last / CP__RESIDENCY_STALL_FACTOR > t->limit_ticks)
-		return CP__TIME_ANOTHER;    /* a stall, perhaps: let the next chunk say */
-	return CP__UNCACHED;
+	int very_slow = last / CP__RESIDENCY_STALL_FACTOR > t->limit_ticks;
+	if (n < 2)
+		return very_slow ? CP__TIME_ANOTHER : CP__UNCACHED;   /* a stall, perhaps */
+	/* two very slow chunks: page faults, whose pages the kernel has just
+	 * zeroed into the cache (non-temporal stores there only evict them) */
+	return very_slow ? CP__CACHED : CP__UNCACHED;
 }
 
 /* ---- the counter's rate ---- */

@@ -13,8 +13,12 @@
  * (~130 us on first stores to a freshly faulted page, measured: 127x the
  * limit) or a preemption makes a cached target look cold, so a chunk over
  * CP__RESIDENCY_STALL_FACTOR times the limit is followed by a second, which
- * decides. A chunk merely slow (cold memory: 1.7-2x the limit here) decides
- * at once: a second chunk would cost as much again on every cold batch.
+ * decides; a second one as slow means page faults (memory never touched or
+ * handed back: each fault zeroes its page into the cache, so temporal stores
+ * follow; non-temporal ones over those pages ran 0.64x in calloc's fresh
+ * 4-16 MiB rows). A chunk merely slow (cold memory: 1.7-2.0x the limit here)
+ * decides at once: a second chunk would cost as much again on every cold
+ * batch.
  * Measured alternatives and why they lost: docs/dispatch.md.
  *
  * cp_clear_pages_cold below 1 MiB cannot afford a temporal chunk per call
@@ -46,9 +50,9 @@
  * doubled (a 25 MHz counter times 32 KiB); past 64 pages the counter is too
  * coarse to use. */
 #define CP__RESIDENCY_MIN_TICKS       32
-/* Past this many times the limit a chunk is suspected of a stall, not of
- * cold memory (cold 16 KiB chunks: 1.7-2.0x; stalls: ~127x). */
-#define CP__RESIDENCY_STALL_FACTOR    8
+/* Past this many times the limit a chunk is suspected of a stall or page
+ * faults, not of cold memory (cold 16 KiB chunks: 1.7-2.0x; stalls ~127x). */
+#define CP__RESIDENCY_STALL_FACTOR    4
 #define CP__RESIDENCY_MAX_CHUNK_PAGES 64
 /* cp_clear_pages_cold: below this a thread's history decides (see above). */
 #define CP__COLD_HISTORY_BELOW_PAGES  256
@@ -69,7 +73,7 @@ int cp__timing_for(unsigned mbps, unsigned long long hz, size_t min_pages,
 
 /* Pure. What the chunks timed so far in one batch say (n = 1 or 2): cached
  * at or under the limit; another chunk after a first over STALL_FACTOR times
- * it; else uncached. */
+ * it, and cached if that one is as slow (faults); else uncached. */
 enum { CP__UNCACHED = 0, CP__CACHED = 1, CP__TIME_ANOTHER = 2 };
 int cp__residency_verdict(const struct cp__timing *t, const uint64_t *ticks, unsigned n);
 

@@ -122,9 +122,9 @@ Test(select, unknown_cpus_get_the_generic_rule)
 	struct described hsw = x86("GenuineIntel", 6, 0x3c, ERMS | AVX2, 8);
 	assert_bands("haswell", "any", &hsw.policy.any,
 		     BANDS({ 0, "avx2" }, { 4, "rep_stosb" }, { MIB_PAGES(4), "avx2_nt" }));
-	/* a huge reported LLC is capped at 64 MiB */
+	/* a huge reported LLC is capped at 128 MiB */
 	struct described big = x86("GenuineIntel", 6, 0x6a, ERMS | FSRM | AVX2, 1024);
-	cr_expect_eq(cp__policy_nt_from(&big.policy), MIB_PAGES(64));
+	cr_expect_eq(cp__policy_nt_from(&big.policy), MIB_PAGES(128));
 }
 
 Test(select, a_profile_for_another_cpu_is_never_selected)
