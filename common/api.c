@@ -22,19 +22,27 @@ const char *cp_version(void)
 	return CP_STR(CP_VERSION_MAJOR) "." CP_STR(CP_VERSION_MINOR) "." CP_STR(CP_VERSION_PATCH);
 }
 
-/* cp_clear_pages past its checks, and cp_zero's body: the band's kernel,
- * or, from the extent where the cached and uncached bands part, the
- * estimate's choice (common/residency.h). One comparison below it. */
-static inline void clear_any(void *addr, size_t npages)
+/* From the estimate's extent: a plan (common/residency.h). Out of line, so
+ * that the plan on the stack costs the small calls no frame: below the
+ * extent cp_clear_pages ends in a tail call of the kernel. */
+static void __attribute__((noinline)) clear_any_estimated(const struct cp__state *s,
+							 void *addr, size_t npages)
 {
-	const struct cp__state *s = cp__state();
-	if (npages < s->policy.estimate_from_pages) {
-		cp__bands_pick(&s->policy.any, npages)->clear(addr, npages);
-		return;
-	}
 	struct cp__plan pl;
 	cp__plan_any(s, npages, &pl);
 	cp__plan_run(&pl, addr, npages);
+}
+
+/* cp_clear_pages past its checks, and cp_zero's body: the band's kernel,
+ * or, from the extent where the cached and uncached bands part, the
+ * estimate's choice. One comparison below it. */
+static inline void clear_any(void *addr, size_t npages)
+{
+	const struct cp__state *s = cp__state();
+	if (npages < s->policy.estimate_from_pages)
+		cp__bands_pick(&s->policy.any, npages)->clear(addr, npages);
+	else
+		clear_any_estimated(s, addr, npages);
 }
 
 /* Non-temporal, unless the target is cached and any's band is temporal
@@ -46,36 +54,6 @@ static void clear_cold(void *addr, size_t npages)
 		cp__bands_pick(&s->policy.cold, npages)->clear(addr, npages);
 	else
 		cp__clear_cold_estimated(s, addr, npages);
-}
-
-int cp_clear_pages(void *addr, size_t npages)
-{
-	if (npages == 0)
-		return 0;
-	if (cp__check_pages(addr, npages))
-		return -EINVAL;
-	clear_any(addr, npages);
-	return 0;
-}
-
-int cp_clear_pages_hot(void *addr, size_t npages)
-{
-	if (npages == 0)
-		return 0;
-	if (cp__check_pages(addr, npages))
-		return -EINVAL;
-	cp__pick_hot(npages)->clear(addr, npages);
-	return 0;
-}
-
-int cp_clear_pages_cold(void *addr, size_t npages)
-{
-	if (npages == 0)
-		return 0;
-	if (cp__check_pages(addr, npages))
-		return -EINVAL;
-	clear_cold(addr, npages);
-	return 0;
 }
 
 /* ---- cp_zero: every intent, any address, any length ---- */
@@ -99,7 +77,7 @@ static void zero_parallel(void *addr, size_t npages, unsigned flags)
 #endif
 
 /* Whole pages with stores, by intent (the bodies of the page calls). */
-static void zero_pages(void *addr, size_t npages, unsigned flags)
+static inline void zero_pages(void *addr, size_t npages, unsigned flags)
 {
 #ifndef CLEARPAGES_FREESTANDING
 	if (flags & CP_ZERO_PARALLEL) {
@@ -113,6 +91,33 @@ static void zero_pages(void *addr, size_t npages, unsigned flags)
 		clear_cold(addr, npages);
 	else
 		clear_any(addr, npages);
+}
+
+/* The three page calls: the contract's checks, then zero_pages with the
+ * call's intent (a constant, folded where zero_pages is inlined). */
+static inline int clear_pages_checked(void *addr, size_t npages, unsigned flags)
+{
+	if (npages == 0)
+		return 0;
+	if (cp__check_pages(addr, npages))
+		return -EINVAL;
+	zero_pages(addr, npages, flags);
+	return 0;
+}
+
+int cp_clear_pages(void *addr, size_t npages)
+{
+	return clear_pages_checked(addr, npages, 0);
+}
+
+int cp_clear_pages_hot(void *addr, size_t npages)
+{
+	return clear_pages_checked(addr, npages, CP_ZERO_HOT);
+}
+
+int cp_clear_pages_cold(void *addr, size_t npages)
+{
+	return clear_pages_checked(addr, npages, CP_ZERO_COLD);
 }
 
 #ifndef CLEARPAGES_FREESTANDING
