@@ -10,9 +10,10 @@
  * target is judged by the nearer. Where chunks were timed (amd-zen4), the
  * geometric mean of their rates; elsewhere of one core's streaming rates in
  * the LLC (the hot sweep at 4 MiB) and in DRAM (hot, from 4x the LLC), which
- * agreed with the chunks on the Intel VM but not on Zen 4 (see there). None of these hosts
- * ran the cold sweep (only intel-family6-model167 did, whose chunks agreed:
- * select.c). Their uncached bands come from the generic rule (L2 size).
+ * agreed with the chunks on the Intel VM but not on Zen 4 (see there). Their
+ * uncached bands come from the generic rule (L2 size): on the two hosts that
+ * ran the cold and use sweeps (intel-family6-model167, generic; amd-zen4)
+ * it held.
  * Then discard_from (cp_zero's CP_ZERO_MAY_DISCARD): 0, the generic rule's,
  * on every host: none of them has run the zero scenario yet.
  */
