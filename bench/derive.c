@@ -264,3 +264,15 @@ void derive_write_profile(FILE *f, const struct derive_profile_id *id,
 		fprintf(f, "parallel %s\n", derive_size_str(id->parallel_min_share, a, sizeof(a)));
 	fprintf(f, "end\n");
 }
+
+unsigned derive_chunk_threshold(double hot_ticks, double cold_ticks, double hz,
+				size_t chunk_bytes)
+{
+	if (!(hot_ticks > 0) || !(hz > 0) || !chunk_bytes ||
+	    !(cold_ticks >= DERIVE_CHUNK_MIN_SEPARATION * hot_ticks))
+		return 0;
+	double hot_mbps = (double)chunk_bytes / (hot_ticks / hz) / 1e6;
+	double cold_mbps = (double)chunk_bytes / (cold_ticks / hz) / 1e6;
+	double mbps = sqrt(hot_mbps * cold_mbps);
+	return mbps >= 4294967295.0 ? 4294967295u : (unsigned)(mbps + 0.5);
+}

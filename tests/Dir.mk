@@ -9,7 +9,7 @@ TEST_BIN  := $(BUILD)/tests/cp_tests
 $(TEST_BIN): $(TEST_SRCS) tests/testutil.h tests/zero_mem.h tests/guard.h tests/nosimd.h tests/profile_files.h tests/select_util.h bench/derive.c bench/derive.h \
             $(LIB_A) | $(BUILD)/tests
 	$(CC) $(CP_CFLAGS) $(CFLAGS) -fvisibility=default $(CRIT_CFLAGS) -Itests \
-	    -o $@ $(TEST_SRCS) $(LIB_A) $(CRIT_LIBS) -lpthread
+	    -o $@ $(TEST_SRCS) $(LIB_A) $(CRIT_LIBS) -lpthread -lm
 
 # Seconds one Criterion test may run before it counts as failed (a hang).
 TEST_TIMEOUT ?= 120

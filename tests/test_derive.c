@@ -464,3 +464,31 @@ Test(derive, size_noise_makes_a_draw)
 	assert_band(0, 0, "d");
 	cr_assert_neq(res.remeasure[at(MIB(64))], 0u);
 }
+
+/* tune's residency threshold from timed 16 KiB chunks (bench/tune_chunks.c)
+ * on the hosts where chunks were timed: it lands near where the built-in or
+ * generic threshold was put by hand (16000, 20000), and judges both sides'
+ * tails right. */
+Test(derive, chunk_threshold_on_timed_hosts)
+{
+	/* Intel family 6 model 167 VM, TSC 2.6 GHz: LLC-resident 1526-1860
+	 * ticks, cold 4520-5430 (docs/dispatch.md); the generic 16000 */
+	unsigned intel = derive_chunk_threshold(1860, 4520, 2.6e9, KIB(16));
+	cr_expect(intel >= 14600 && intel <= 14800, "Intel VM: %u MB/s (22.9 and 9.4 GB/s)", intel);
+	/* Zen 4 VM, TSC 2.596 GHz: p90 of a 16 MiB LLC-resident buffer 1352,
+	 * p10 cold 3484 (bench/results/amd-zen4/residency/); builtin 20000 */
+	unsigned zen4 = derive_chunk_threshold(1352, 3484, 2.596e9, KIB(16));
+	cr_expect(zen4 >= 19500 && zen4 <= 19700, "Zen 4 VM: %u MB/s (31.5 and 12.2 GB/s)", zen4);
+	/* what the streaming rates gave there (100 and 27 GB/s: 52000) would
+	 * have called the LLC-resident p90 uncached; this one does not */
+	double limit = KIB(16) / (zen4 * 1e6) * 2.596e9;
+	cr_expect(1352 <= limit && 3484 > limit, "Zen 4: limit %.0f ticks", limit);
+	/* a 25 MHz arm64 counter timing 32 KiB chunks: the rate, not the ticks */
+	cr_expect_eq(derive_chunk_threshold(40, 100, 25e6, KIB(32)),
+		     (unsigned)(sqrt(32768 / 1.6e-6 * 32768 / 4e-6) / 1e6 + 0.5));
+	/* no separation: never estimate */
+	cr_expect_eq(derive_chunk_threshold(3000, 4000, 2.6e9, KIB(16)), 0);
+	cr_expect_eq(derive_chunk_threshold(0, 4000, 2.6e9, KIB(16)), 0);
+	cr_expect_eq(derive_chunk_threshold(1000, 4000, 0, KIB(16)), 0);
+	cr_expect_eq(derive_chunk_threshold(1000, 4000, 2.6e9, 0), 0);
+}
