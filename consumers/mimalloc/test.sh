@@ -33,14 +33,17 @@ for t in api api-fill; do
 	grep -q '^failed *: 0$' "$out/test-$t.log" || die "test-$t did not report 0 failures"
 done
 
-# The calls into clearpages: undefined cp_clear in the static archive's alloc and page objects,
-# cp_clear linked (and kept private) in the shared library; none of it in the stock build.
-calls=$($NM -A "$out/patched/libmimalloc.a" 2>/dev/null | grep -c ' U cp_clear$')
-[ "$calls" -eq 2 ] || die "patched libmimalloc.a: $calls objects call cp_clear (want alloc.c.o and page.c.o)"
-$NM "$out/patched/libmimalloc.so" | grep -q ' [tT] cp_clear$' || die "patched libmimalloc.so holds no cp_clear"
+# The calls into clearpages: the static archive's alloc and page objects call the zeroing of
+# reused blocks (_mi_os_zero_reused), its os object cp_zero; cp_zero linked (and kept private)
+# in the shared library; none of it in the stock build.
+calls=$($NM -A "$out/patched/libmimalloc.a" 2>/dev/null | grep -c ' U _mi_os_zero_reused$')
+[ "$calls" -eq 2 ] || die "patched libmimalloc.a: $calls objects zero through _mi_os_zero_reused (want alloc.c.o and page.c.o)"
+$NM -A "$out/patched/libmimalloc.a" 2>/dev/null | grep -q 'os\.c\.o: *U cp_zero$' ||
+	die "patched libmimalloc.a: os.c.o does not call cp_zero"
+$NM "$out/patched/libmimalloc.so" | grep -q ' [tT] cp_zero$' || die "patched libmimalloc.so holds no cp_zero"
 $NM -D "$out/patched/libmimalloc.so" | grep -q ' cp_' && die "patched libmimalloc.so exports cp_ symbols"
-$NM "$out/stock/libmimalloc.so" | grep -q ' cp_clear' && die "stock libmimalloc.so mentions cp_clear"
-[ $fail -eq 0 ] && echo "test-consumer-mimalloc: $arch: nm: alloc.c.o and page.c.o call cp_clear; stock has none"
+$NM "$out/stock/libmimalloc.so" | grep -q ' cp_' && die "stock libmimalloc.so mentions cp_ symbols"
+[ $fail -eq 0 ] && echo "test-consumer-mimalloc: $arch: nm: alloc.c.o and page.c.o zero through os.c.o's cp_zero; stock has none"
 
 echo "test-consumer-mimalloc: $arch: $( [ $fail -eq 0 ] && echo passed || echo FAILED ) in $(( $(date +%s) - start )) s"
 exit $fail
