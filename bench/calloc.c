@@ -291,8 +291,8 @@ int bench_calloc(const struct bench_opts *opts)
 		    !(tables[nt++] = calloc_ctw_table(opts, sizes, nsizes, rounds)))
 			goto out;
 	}
-	if (!opts->nsizes)
-		memcpy(sizes, loop_dflt, sizeof(loop_dflt)), nsizes = 2;
+	if (!opts->nsizes)   /* --quick: 256M alone */
+		memcpy(sizes, loop_dflt, sizeof(loop_dflt)), nsizes = opts->quick ? 1 : 2;
 	if (!(tables[nt++] = calloc_loop_table(opts, a, na, sizes, nsizes, rounds)))
 		goto out;
 	for (size_t i = 0; i < nt; i++) {

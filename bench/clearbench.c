@@ -110,7 +110,7 @@ static void usage(FILE *f)
 "                     cold: the residency threshold)\n"
 "  --pool SIZE        the pool of cold and use (default 4G, less where memory is short)\n"
 "  --loop             calloc: only the calloc + free loop of mimalloc #1104, blocks reused\n"
-"                     from an arena (at --sizes, default 256M,1G)\n"
+"                     from an arena (at --sizes, default 256M,1G; --quick: 256M)\n"
 
 "  --version          the clearpages version clearbench is built with\n"
 "  --help             this text\n"
