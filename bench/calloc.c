@@ -12,21 +12,18 @@
  * allocators compared are taken back to back. On a shared VM whose speed swings by 1.5x from
  * one second to the next, a ratio of two adjacent samples is what stays put; each ratio
  * reported is the median of such per-pair ratios.
+ *
+ * Three tables: the modes above (here), clear then write with no allocator (calloc_ctw.c)
+ * and the calloc + free loop of mimalloc #1104 with blocks reused from an arena, where the
+ * fresh-zero patch alone and jemalloc join (calloc_loop.c; --loop: that table alone).
  */
 #define _GNU_SOURCE
-#include <fcntl.h>
-#include <limits.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include "clearbench.h"
 #include "calloc.h"
 #include "introspect.h"
-
-extern char **environ;
 
 #define LIBS_ENV     "CLEARBENCH_MIMALLOC"
 #define NMODES       4             /* fresh, reused, written, cold; the churn row uses mode 0 */
@@ -39,7 +36,6 @@ static const char mode_cmds[NMODES] = { CALLOC_CMD_FRESH, CALLOC_CMD_REUSED, CAL
 
 /* a[] holds glibc, stock and patched at these indices, then what is there of the rest */
 enum { A_GLIBC, A_STOCK, A_PATCHED, A_OPTIONAL };
-
 
 /* The second glibc baseline (Debian 13's, make bench-libc) as a[n] when it is there and is
  * not this process's glibc: the sweep's memset helper under it says which it is. */
