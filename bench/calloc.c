@@ -12,24 +12,20 @@
  * allocators compared are taken back to back. On a shared VM whose speed swings by 1.5x from
  * one second to the next, a ratio of two adjacent samples is what stays put; each ratio
  * reported is the median of such per-pair ratios.
+ *
+ * Three tables: the modes above (here), clear then write with no allocator (calloc_ctw.c)
+ * and the calloc + free loop of mimalloc #1104 with blocks reused from an arena, where the
+ * fresh-zero patch alone and jemalloc join (calloc_loop.c; --loop: that table alone).
  */
 #define _GNU_SOURCE
-#include <fcntl.h>
-#include <limits.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include "clearbench.h"
 #include "calloc.h"
 #include "introspect.h"
 
-extern char **environ;
-
 #define LIBS_ENV     "CLEARBENCH_MIMALLOC"
-#define NALLOC       7             /* glibc, stock, patched, the optional variants, glibc 2 */
 #define NMODES       4             /* fresh, reused, written, cold; the churn row uses mode 0 */
 #define M_COLD       3
 
@@ -40,103 +36,6 @@ static const char mode_cmds[NMODES] = { CALLOC_CMD_FRESH, CALLOC_CMD_REUSED, CAL
 
 /* a[] holds glibc, stock and patched at these indices, then what is there of the rest */
 enum { A_GLIBC, A_STOCK, A_PATCHED, A_OPTIONAL };
-
-struct alloc {
-	char name[64];
-	int variant;               /* a patched-mimalloc variant: a ratio column of its own */
-	char lib[4096];            /* LD_PRELOAD value; empty for glibc */
-	char loader[PATH_MAX + 96];    /* the other glibc's ld.so, or empty */
-	char libdir[PATH_MAX + 64];    /* its --library-path */
-};
-
-/* ---- the parent side ---- */
-
-struct child {
-	const struct alloc *a;
-	pid_t pid;
-	int cmd_fd;                /* the worker's fd 4 */
-	FILE *results;             /* the worker's fd 3 */
-};
-
-/* Start one worker: this binary with `a`'s library preloaded, waiting for commands. Every
- * pipe end is close-on-exec, so a worker holds only its own two (dup2 onto 3 and 4). */
-static int child_start(struct child *c, const struct alloc *a, size_t size, int quick,
-		       size_t cold_ws)
-{
-	static char exe[4096];
-	if (!exe[0] && readlink("/proc/self/exe", exe, sizeof(exe) - 1) < 0)
-		return perror("calloc: /proc/self/exe"), 1;
-	size_t n = 0;
-	while (environ[n])
-		n++;
-	char **env = calloc(n + 3, sizeof(*env));
-	if (!env)
-		return perror("calloc"), 1;
-	char spec[96], preload[4200];
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (strncmp(environ[i], "LD_PRELOAD=", 11) && strncmp(environ[i], CALLOC_WORKER_ENV "=", 25))
-			env[k++] = environ[i];
-	snprintf(spec, sizeof(spec), CALLOC_WORKER_ENV "=%zu %d %d %zu", size, quick,
-		 a->lib[0] != 0, cold_ws);
-	env[k++] = spec;
-	if (a->lib[0]) {
-		snprintf(preload, sizeof(preload), "LD_PRELOAD=%s", a->lib);
-		env[k++] = preload;
-	}
-	int res[2], cmd[2];
-	if (pipe2(res, O_CLOEXEC))
-		return free(env), perror("calloc: pipe"), 1;
-	if (pipe2(cmd, O_CLOEXEC))
-		return free(env), close(res[0]), close(res[1]), perror("calloc: pipe"), 1;
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, res[1], 3);
-	posix_spawn_file_actions_adddup2(&fa, cmd[0], 4);
-	char *argv[] = { exe, "calloc", NULL };
-	char *argv2[] = { (char *)a->loader, "--library-path", (char *)a->libdir, exe, "calloc",
-			  NULL };
-	int rc = a->loader[0] ? posix_spawn(&c->pid, a->loader, &fa, NULL, argv2, env)
-			      : posix_spawn(&c->pid, exe, &fa, NULL, argv, env);
-	posix_spawn_file_actions_destroy(&fa);
-	close(res[1]);
-	close(cmd[0]);
-	free(env);
-	if (rc) {
-		close(res[0]);
-		close(cmd[1]);
-		return fprintf(stderr, "calloc: cannot start %s: %s\n", exe, strerror(rc)), 1;
-	}
-	c->a = a;
-	c->cmd_fd = cmd[1];
-	c->results = fdopen(res[0], "r");
-	if (!c->results)
-		return close(res[0]), close(cmd[1]), perror("calloc: fdopen"), 1;
-	return 0;
-}
-
-/* One measurement by a live worker. */
-static int child_ask(struct child *c, char cmd, size_t size, double *gbs)
-{
-	char line[64];
-	if (write(c->cmd_fd, &cmd, 1) != 1 || !fgets(line, sizeof(line), c->results) ||
-	    sscanf(line, "%lf", gbs) != 1)
-		return fprintf(stderr, "calloc: the %s worker failed at %zu bytes\n", c->a->name,
-			       size), 1;
-	return 0;
-}
-
-/* Close the command pipe (the worker exits) and reap it; 1 if it had failed. */
-static int child_finish(struct child *c)
-{
-	int status = 0;
-	close(c->cmd_fd);
-	fclose(c->results);
-	if (waitpid(c->pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
-		return fprintf(stderr, "calloc: the %s worker exited badly\n", c->a->name), 1;
-	return 0;
-}
 
 /* The second glibc baseline (Debian 13's, make bench-libc) as a[n] when it is there and is
  * not this process's glibc: the sweep's memset helper under it says which it is. */
@@ -164,10 +63,11 @@ static size_t find_allocs(const struct bench_opts *opts, struct alloc *a)
 	const char *dir = "build/x86_64/mimalloc";
 #endif
 	/* the optional variants: build.sh with CP_MIMALLOC_VARIANTS */
-	static const char *const names[] = { "mimalloc", "mimalloc+cp", "+cp_only", "+cp_hot",
-					     "+cp_page" };
-	static const char *const subdirs[] = { "stock", "patched", "patched-cponly", "patched-hot",
-					       "patched-page" };
+	static const char *const names[] = { "mimalloc", "mimalloc+cp", "+fresh_only", "+cp_only",
+					     "+cp_hot", "+cp_page", "+cp_nodisc", "+cp_always" };
+	static const char *const subdirs[] = { "stock", "patched", "patched-fresh", "patched-cponly",
+					       "patched-hot", "patched-page", "patched-nodiscard",
+					       "patched-always" };
 	const char *env = getenv(LIBS_ENV);
 	char path[4096];
 	size_t n = 1;
@@ -186,6 +86,7 @@ static size_t find_allocs(const struct bench_opts *opts, struct alloc *a)
 			continue;
 		}
 		snprintf(a[n].name, sizeof(a[n].name), "%s", names[i]);
+		a[n].kind = CK_MIMALLOC;
 		a[n++].variant = i >= 2;
 	}
 	return find_libc2(opts, a, n);
@@ -205,7 +106,7 @@ static size_t fresh_reps_of(size_t size, int quick)
 
 /* Samples per allocator of each mode, fresh_reps_of and reps_of a round. */
 struct size_samples {
-	double g[NALLOC][NMODES][CALLOC_MAX_SAMPLES];
+	double g[CALLOC_NALLOC][NMODES][CALLOC_MAX_SAMPLES];
 	size_t n[NMODES];
 };
 
@@ -230,11 +131,13 @@ static size_t cold_ws_of(int quick, size_t llc)
 static int measure_round(const struct alloc *a, size_t na, size_t size, int quick,
 			 size_t cold_ws, struct size_samples *s, uint64_t *rng)
 {
-	struct child c[NALLOC];
-	size_t order[NALLOC] = { 0, 1, 2, 3, 4, 5, 6 }, cold_order[] = { 0, 1, 2 }, started = 0;
+	struct child c[CALLOC_NALLOC];
+	size_t order[CALLOC_NALLOC], cold_order[] = { 0, 1, 2 }, started = 0;
 	int rc = 0;
+	for (size_t i = 0; i < na; i++)
+		order[i] = i;
 	for (; started < na && !rc; started++)
-		rc = child_start(&c[started], &a[started], size, quick, cold_ws);
+		rc = calloc_child_start(&c[started], &a[started], size, quick, cold_ws, NULL);
 	if (rc)
 		started--;
 	/* fresh first (nothing freed yet), then reused and reused+write in turn; the churn
@@ -249,43 +152,22 @@ static int measure_round(const struct alloc *a, size_t na, size_t size, int quic
 		char cmd = size ? mode_cmds[m] : CALLOC_CMD_CHURN;
 		bench_shuffle(ord, nask, rng);
 		for (size_t i = 0; i < nask && !rc; i++)
-			rc = child_ask(&c[ord[i]], cmd, size, &s->g[ord[i]][m][s->n[m]]);
+			rc = calloc_child_ask(&c[ord[i]], cmd, size, &s->g[ord[i]][m][s->n[m]]);
 		s->n[m]++;
 	}
 	for (size_t i = 0; i < started; i++)
-		rc |= child_finish(&c[i]);
+		rc |= calloc_child_finish(&c[i]);
 	return rc;
 }
 
-int bench_calloc(const struct bench_opts *opts)
+/* The first table: every mode of every size, and the churn row (size 0). NULL on a failure. */
+static struct bench_table *modes_table(const struct bench_opts *opts, const struct alloc *a,
+				       size_t na, const size_t *sizes, size_t nsizes,
+				       size_t rounds, size_t cold_ws)
 {
-	const char *spec = getenv(CALLOC_WORKER_ENV);
-	if (spec && *spec)
-		return bench_calloc_worker(spec);
-	if (bench_no_plot(opts, "calloc"))
-		return 2;
-	struct alloc a[NALLOC];
-	size_t na = find_allocs(opts, a);
-	if (!na)
-		return 2;
-	static const size_t dflt[] = { 4096, 16384, 65536, 262144, 1 << 20, 4 << 20, 16 << 20,
-				       64 << 20, 256 << 20, 1 << 30 };
-	size_t sizes[BENCH_MAX_SIZES + 1], nsizes = opts->nsizes;
-	if (nsizes)
-		memcpy(sizes, opts->sizes, nsizes * sizeof(*sizes));
-	else
-		memcpy(sizes, dflt, sizeof(dflt)), nsizes = sizeof(dflt) / sizeof(dflt[0]);
-	sizes[nsizes++] = 0;   /* the churn row */
-	size_t rounds = opts->rounds ? opts->rounds : opts->quick ? 3 : 5;
-	rounds = rounds > CALLOC_MAX_ROUNDS ? CALLOC_MAX_ROUNDS : rounds;
-	struct bench_host host;
-	bench_host_get(&host);
-	size_t cold_ws = cold_ws_of(opts->quick, host.llc_bytes);
-	signal(SIGPIPE, SIG_IGN);   /* a worker that died is reported, not fatal */
-
 	/* columns: the glibc baselines, stock, patched, the variants */
-	const char *cols[20] = { "block", "calloc" };
-	size_t nc = 2, disp[NALLOC], nd = 0;
+	const char *cols[32] = { "block", "calloc" };
+	size_t nc = 2, disp[CALLOC_NALLOC], nd = 0;
 	disp[nd++] = A_GLIBC;
 	if (!a[na - 1].variant && na - 1 > A_PATCHED)
 		disp[nd++] = na - 1;
@@ -297,7 +179,7 @@ int bench_calloc(const struct bench_opts *opts)
 	cols[nc++] = "cp/stock";
 	cols[nc++] = "cp/stock q1-q3";
 	cols[nc++] = "cp/stock min-max";
-	char extra_cols[NALLOC][32];
+	char extra_cols[CALLOC_NALLOC][32];
 	for (size_t i = A_OPTIONAL; i < na; i++) {
 		if (!a[i].variant)
 			continue;
@@ -340,17 +222,14 @@ int bench_calloc(const struct bench_opts *opts)
 	}
 	if (rc) {
 		bench_table_free(t);
-		return 1;
+		return NULL;
 	}
-	struct bench_table *ctw = calloc_ctw_table(opts, sizes, nsizes, rounds);
-	if (!ctw) {
-		bench_table_free(t);
-		return 1;
-	}
-	bench_table_print(t);
-	printf("\n");
-	bench_table_print(ctw);
-	printf("\n");
+	return t;
+}
+
+static void modes_notes(const struct bench_opts *opts, size_t rounds, size_t cold_ws,
+			const struct bench_host *host)
+{
 	bench_note("GB/s = block bytes / CPU time (user + sys, page faults included) of calloc + "
 		   "first write of every page; reused+write: the caller then writes the whole block. "
 		   "fresh = new blocks, kept while timed; %zu samples a round of each mode up to 16M, "
@@ -365,15 +244,72 @@ int bench_calloc(const struct bench_opts *opts)
 		   "cached where the ring is several times the LLC); the caller then writes one word per 64-byte line, timed with the calloc "
 		   "(the free is not). glibc, stock and patched mimalloc only; the ring is filled "
 		   "once per worker, untimed.", cold_ws >> 20,
-		   cold_ws >= 4 * host.llc_bytes ? "4x the LLC" : opts->quick ?
+		   cold_ws >= 4 * host->llc_bytes ? "4x the LLC" : opts->quick ?
 		   "--quick: smaller than 4x the LLC, part of it may be cached" :
 		   "capped by 2 GiB and free memory: under 4x the LLC, part of it may be cached",
-		   bench_size_str(host.llc_bytes, llc, sizeof(llc)));
+		   bench_size_str(host->llc_bytes, llc, sizeof(llc)));
 	bench_note("clear then write: cp_clear_pages_hot / _cold / cp_clear / memset, then "
 		   "memset(0x5a) over the block, in one mapping faulted in beforehand.");
-	struct bench_table *tables[] = { t, ctw };
-	rc = bench_write_outputs(opts, "calloc", tables, 2);
-	bench_table_free(t);
-	bench_table_free(ctw);
+}
+
+int bench_calloc(const struct bench_opts *opts)
+{
+	const char *spec = getenv(CALLOC_WORKER_ENV);
+	if (spec && *spec)
+		return bench_calloc_worker(spec);
+	if (bench_no_plot(opts, "calloc"))
+		return 2;
+	struct alloc a[CALLOC_NALLOC];
+	size_t na = find_allocs(opts, a);
+	if (!na)
+		return 2;
+	static const size_t dflt[] = { 4096, 16384, 65536, 262144, 1 << 20, 4 << 20, 16 << 20,
+				       64 << 20, 256 << 20, 1 << 30 };
+	static const size_t loop_dflt[] = { 256 << 20, 1 << 30 };
+	size_t sizes[BENCH_MAX_SIZES + 1], nsizes = opts->nsizes;
+	if (nsizes)
+		memcpy(sizes, opts->sizes, nsizes * sizeof(*sizes));
+	else
+		memcpy(sizes, dflt, sizeof(dflt)), nsizes = sizeof(dflt) / sizeof(dflt[0]);
+	size_t rounds = opts->rounds ? opts->rounds : opts->quick ? 3 : 5;
+	rounds = rounds > CALLOC_MAX_ROUNDS ? CALLOC_MAX_ROUNDS : rounds;
+	struct bench_host host;
+	bench_host_get(&host);
+	size_t cold_ws = cold_ws_of(opts->quick, host.llc_bytes);
+	signal(SIGPIPE, SIG_IGN);   /* a worker that died is reported, not fatal */
+
+	/* --loop: the loop's table alone; else all three, the loop at --sizes or its own two */
+	struct bench_table *tables[3] = { NULL, NULL, NULL };
+	size_t nt = 0;
+	if (!opts->loop_only) {
+		sizes[nsizes] = 0;   /* the churn row */
+		if (!(tables[nt++] = modes_table(opts, a, na, sizes, nsizes + 1, rounds, cold_ws)) ||
+		    !(tables[nt++] = calloc_ctw_table(opts, sizes, nsizes, rounds)))
+			goto out;
+	}
+	if (!opts->nsizes)   /* --quick: 256M alone */
+		memcpy(sizes, loop_dflt, sizeof(loop_dflt)), nsizes = opts->quick ? 1 : 2;
+	if (!(tables[nt++] = calloc_loop_table(opts, a, na, sizes, nsizes, rounds)))
+		goto out;
+	for (size_t i = 0; i < nt; i++) {
+		bench_table_print(tables[i]);
+		printf("\n");
+	}
+	if (!opts->loop_only)
+		modes_notes(opts, rounds, cold_ws, &host);
+	bench_note("loop (mimalloc #1104): GB/s = block bytes / CPU time of calloc, then nothing "
+		   "or one write per 64-byte line, then free, after two untimed passes; each mode in "
+		   "workers of its own, every one with MIMALLOC_RESERVE_OS_MEMORY = twice the block "
+		   "+ 256 MiB, so mimalloc reuses a huge block from its arena (the worker checks it "
+		   "gets the same block back). cp/fresh_only: mimalloc+cp against fresh-zero.patch "
+		   "alone, median of the pairs' ratios; %zu rounds.", rounds);
+	int rc = bench_write_outputs(opts, "calloc", tables, nt);
+	for (size_t i = 0; i < nt; i++)
+		bench_table_free(tables[i]);
 	return rc;
+out:
+	for (size_t i = 0; i < nt; i++)
+		if (tables[i])
+			bench_table_free(tables[i]);
+	return 1;
 }

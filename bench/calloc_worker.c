@@ -151,15 +151,56 @@ static double work_reused_cold(size_t bytes, size_t ws, int quick)
 	return bench_gbs(bytes * n, t);
 }
 
-/* MI 1: mimalloc must be the malloc here (a wrong LD_PRELOAD would measure glibc twice). */
+/* mimalloc #1104's loop: calloc + free of one size (write_all: every 64-byte line written
+ * in between), all of it timed. Two untimed passes first, once per worker: the first gets
+ * new memory, the second the first's back, so every timed pass is a steady-state reuse. A
+ * huge mimalloc block must come back where it was (the arena hands it back): otherwise the
+ * row would time new memory. */
+#define MI_LARGE_OBJ_MAX ((size_t)16 << 20)   /* mimalloc 2.0.9's largest block not huge */
+static void *loop_last;
+static int loop_warm;
+
+static double work_loop(size_t bytes, int quick, int write_all, int kind)
+{
+	size_t n = budget_of(quick) / bytes < 2 ? 2 : budget_of(quick) / bytes;
+	int check = kind == CK_MIMALLOC && bytes > MI_LARGE_OBJ_MAX;   /* huge: from the arena */
+	double t0 = 0;
+	for (size_t i = 0; i < n + 2; i++) {
+		if (i < 2 && loop_warm)
+			continue;
+		if (i == 2)
+			t0 = bench_thread_cpu_now();
+		void *p = calloc(1, bytes);
+		if (!p)
+			return -1;
+		if (check && loop_warm && p != loop_last) {
+			fprintf(stderr, "calloc worker: mimalloc did not hand the freed %zu bytes back "
+				"(arena too small?)\n", bytes);
+			return -1;
+		}
+		if (write_all)
+			bench_write_lines(p, bytes);
+		loop_last = p;
+		loop_warm |= i == 1;
+		free(p);
+	}
+	return bench_gbs(bytes * n, bench_thread_cpu_now() - t0);
+}
+
+/* KIND says which allocator must be the malloc here (a wrong LD_PRELOAD would measure glibc
+ * twice): mimalloc has mi_version, jemalloc mallctl, glibc neither. */
 int bench_calloc_worker(const char *spec)
 {
 	unsigned long long size, ws;
-	int quick, mi;
-	if (sscanf(spec, "%llu %d %d %llu", &size, &quick, &mi, &ws) != 4)
+	int quick, kind;
+	if (sscanf(spec, "%llu %d %d %llu", &size, &quick, &kind, &ws) != 4)
 		return 2;
-	if (mi != (dlsym(RTLD_DEFAULT, "mi_version") != NULL)) {
-		fprintf(stderr, "calloc worker: mimalloc %s\n", mi ? "not preloaded" : "unexpected");
+	int mi = dlsym(RTLD_DEFAULT, "mi_version") != NULL;
+	int je = dlsym(RTLD_DEFAULT, "mallctl") != NULL;
+	if (mi != (kind == CK_MIMALLOC) || je != (kind == CK_JEMALLOC)) {
+		fprintf(stderr, "calloc worker: want %s, got %s\n", kind == CK_MIMALLOC ? "mimalloc" :
+			kind == CK_JEMALLOC ? "jemalloc" : "glibc", mi ? "mimalloc" : je ? "jemalloc" :
+			"glibc");
 		return 1;
 	}
 	/* one-time start-up (the allocator's, clearpages' dispatch) stays out of the figures:
@@ -173,7 +214,9 @@ int bench_calloc_worker(const char *spec)
 			   : cmd == CALLOC_CMD_REUSED || cmd == CALLOC_CMD_WRITE
 			   ? work_reused(size, quick, cmd == CALLOC_CMD_WRITE)
 			   : cmd == CALLOC_CMD_CHURN ? work_churn(quick)
-			   : cmd == CALLOC_CMD_COLD ? work_reused_cold(size, ws, quick) : -1;
+			   : cmd == CALLOC_CMD_COLD ? work_reused_cold(size, ws, quick)
+			   : cmd == CALLOC_CMD_LOOP || cmd == CALLOC_CMD_LOOPW
+			   ? work_loop(size, quick, cmd == CALLOC_CMD_LOOPW, kind) : -1;
 		if (gbs < 0)
 			return 1;
 		dprintf(3, "%.6f\n", gbs);

@@ -40,7 +40,7 @@ static const struct { const char *name; unsigned uses; } scenario_uses[] = {
 		      BO_INSTALL | BO_TARGET | BO_POOL },
 	{ "parallel", BO_OUTPUTS | BO_PLOT | BO_THREADS | BO_SIZES | BO_ROUNDS },
 	{ "zero",     BO_OUTPUTS | BO_PLOT | BO_SIZES | BO_ROUNDS },
-	{ "calloc",   BO_OUTPUTS | BO_SIZES | BO_ROUNDS },
+	{ "calloc",   BO_OUTPUTS | BO_SIZES | BO_ROUNDS | BO_LOOP },
 	/* report passes the measuring options on to the scenarios that take them */
 	{ "report",   BO_QUICK | BO_OUT | BO_TUNE | BO_KERNEL | BO_SIZES | BO_REGION | BO_ROUNDS |
 		      BO_THREADS | BO_TARGET | BO_POOL },
@@ -50,7 +50,7 @@ static const struct { const char *name; unsigned uses; } scenario_uses[] = {
 static const char *const option_names[] = {
 	"--quick", "--csv", "--json", "--plot", "--kernel", "--threads", "--sizes", "--rounds",
 	"--region", "--batch", "--random-fault", "--hugetlb", "--out", "--tune", "--force",
-	"--install", "--target", "--pool"
+	"--install", "--target", "--pool", "--loop"
 };
 #define NOPTIONS (sizeof(option_names) / sizeof(option_names[0]))
 
@@ -59,7 +59,7 @@ static unsigned uses_of(const char *scenario)
 	for (size_t i = 0; i < sizeof(scenario_uses) / sizeof(scenario_uses[0]); i++)
 		if (!strcmp(scenario_uses[i].name, scenario))
 			return scenario_uses[i].uses;
-	return ~(unsigned)(BO_OUT | BO_TUNE | BO_FORCE | BO_INSTALL | BO_TARGET | BO_POOL);
+	return ~(unsigned)(BO_OUT | BO_TUNE | BO_FORCE | BO_INSTALL | BO_TARGET | BO_POOL | BO_LOOP);
 }
 
 static void list_options(FILE *f, unsigned uses)
@@ -109,6 +109,8 @@ static void usage(FILE *f)
 "                     kinds it measures besides hot (use: the uncached bands;\n"
 "                     cold: the residency threshold)\n"
 "  --pool SIZE        the pool of cold and use (default 4G, less where memory is short)\n"
+"  --loop             calloc: only the calloc + free loop of mimalloc #1104, blocks reused\n"
+"                     from an arena (at --sizes, default 256M,1G; --quick: 256M)\n"
 
 "  --version          the clearpages version clearbench is built with\n"
 "  --help             this text\n"
@@ -224,7 +226,7 @@ static int parse_args(int argc, char **argv, struct bench_opts *o, const struct 
 	/* O_QUICK + i is option_names[i] and BO_* bit i */
 	enum { O_QUICK = 256, O_CSV, O_JSON, O_PLOT, O_KERNEL, O_THREADS, O_SIZES, O_ROUNDS,
 	       O_REGION, O_BATCH, O_RANDOM, O_HUGETLB, O_OUT, O_TUNE, O_FORCE, O_INSTALL, O_TARGET,
-	       O_POOL, O_HELP, O_VERSION };
+	       O_POOL, O_LOOP, O_HELP, O_VERSION };
 	static const struct option longopts[] = {
 		{ "quick", no_argument, 0, O_QUICK },     { "csv", required_argument, 0, O_CSV },
 		{ "json", required_argument, 0, O_JSON }, { "plot", required_argument, 0, O_PLOT },
@@ -241,6 +243,7 @@ static int parse_args(int argc, char **argv, struct bench_opts *o, const struct 
 		{ "install", no_argument, 0, O_INSTALL },
 		{ "target", required_argument, 0, O_TARGET },
 		{ "pool", required_argument, 0, O_POOL },
+		{ "loop", no_argument, 0, O_LOOP },
 		{ 0, 0, 0, 0 }
 	};
 	unsigned long v;
@@ -267,6 +270,7 @@ static int parse_args(int argc, char **argv, struct bench_opts *o, const struct 
 		case O_REGION: rc = parse_extent("--region", optarg, &o->region); break;
 		case O_TARGET: rc = parse_targets(optarg, o); break;
 		case O_POOL: rc = parse_pool(optarg, o); break;
+		case O_LOOP: o->loop_only = 1; break;
 		case O_RANDOM: o->random_fault = 1; break;
 		case O_HUGETLB: o->hugetlb = 1; break;
 		case O_THREADS:

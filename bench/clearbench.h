@@ -24,7 +24,7 @@ enum {
 	BO_KERNEL = 1u << 4, BO_THREADS = 1u << 5, BO_SIZES = 1u << 6, BO_ROUNDS = 1u << 7,
 	BO_REGION = 1u << 8, BO_BATCH = 1u << 9, BO_RANDOM = 1u << 10, BO_HUGETLB = 1u << 11,
 	BO_OUT = 1u << 12, BO_TUNE = 1u << 13, BO_FORCE = 1u << 14, BO_INSTALL = 1u << 15,
-	BO_TARGET = 1u << 16, BO_POOL = 1u << 17
+	BO_TARGET = 1u << 16, BO_POOL = 1u << 17, BO_LOOP = 1u << 18
 };
 
 /* What a clear lands on (targets.c): the cache as a loop leaves it, memory
@@ -57,6 +57,7 @@ struct bench_opts {
 	int install;               /* tune --install: the system profile */
 	unsigned targets;          /* --target: 1 << BK_* (0 = the scenario's default) */
 	size_t pool;               /* --pool bytes for cold and use targets, 0 = default */
+	int loop_only;             /* --loop: calloc's loop rows alone */
 	size_t nargs;              /* compare's files */
 	const char *args[2];
 	const char *argv0;         /* this program, for the second-libc memset helper */

@@ -64,6 +64,19 @@ else
 	die "calloc --sizes 1M exited $? ($(cat "$OUT/calloc-cold.err"))"
 fi
 
+# calloc's loop rows (mimalloc #1104): in the full run above (its third table), and alone with
+# --loop at 64M, where mimalloc's block is huge and must come back from the arena
+grep -q "^4K,nothing,[0-9]" "$OUT/calloc-3.csv" || die "calloc wrote no loop rows"
+if $BENCH calloc --loop --quick --sizes 64M --rounds 1 --csv "$OUT/calloc-loop.csv" \
+    > "$OUT/calloc-loop.txt" 2> "$OUT/calloc-loop.err"; then
+	grep -q "^64M,nothing,[0-9]" "$OUT/calloc-loop.csv" || die "calloc --loop wrote no 'nothing' row"
+	grep -q "^64M,every line,[0-9]" "$OUT/calloc-loop.csv" || die "calloc --loop wrote no 'every line' row"
+	grep -q ",reused," "$OUT/calloc-loop.csv" && die "calloc --loop measured the other rows"
+	echo "test-bench-smoke: calloc --loop ok"
+else
+	die "calloc --loop exited $? ($(cat "$OUT/calloc-loop.err"))"
+fi
+
 # sweep's kinds of target: a table per kind, the target column in CSV and JSON,
 # a plot per kind, and compare matching rows by target (cold against cold)
 for k in hot cold use; do

@@ -1,13 +1,16 @@
 # SPDX-License-Identifier: MIT
 # mimalloc as a real consumer (consumers/mimalloc/): Debian 12's mimalloc 2.0.9, fetched into
 # .deps/mimalloc/ with a scratch apt configuration, patched to zero blocks of 64 KiB or more
-# through cp_clear (the drop-in clearpages.o linked in), built with its own CMake.
-#   make consumer-mimalloc        stock and patched builds in $(BUILD)/mimalloc/{stock,patched}
+# through clearpages (the drop-in clearpages.o linked in; a reused block of 4 MiB or more that
+# is mostly not resident by cp_zero's discard), built with its own CMake.
+#   make consumer-mimalloc        stock, patched and fresh-zero-alone builds in
+#                                 $(BUILD)/mimalloc/{stock,patched,patched-fresh}
 #   make test-consumer-mimalloc   mimalloc's tests + calloc-check on the patched build and the
 #                                 nm check; natively, then (x86_64 host) arm64 under qemu-aarch64
-# clearbench calloc measures glibc against both builds (it looks in $(BUILD)/mimalloc).
+# clearbench calloc measures glibc (and jemalloc) against the builds (in $(BUILD)/mimalloc).
 MIMALLOC_OUT := $(BUILD)/mimalloc
-DEPS_TEST_PKGS += cmake dpkg-dev patch
+# libjemalloc2: clearbench calloc's loop rows add Debian's jemalloc where it is installed
+DEPS_TEST_PKGS += cmake dpkg-dev patch libjemalloc2
 TEST_STEPS += test-consumer-mimalloc
 
 ifeq ($(ARCH),$(HOST_ARCH))

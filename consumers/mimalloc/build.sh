@@ -1,11 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # consumers/mimalloc/build.sh ARCH CLEARPAGES_O OUTDIR
-# Build Debian 12's mimalloc (fetched by fetch.sh) with its own CMake, twice:
-#   OUTDIR/stock    as Debian ships it
-#   OUTDIR/patched  with clearpages.patch (zeroing of blocks >= 64 KiB through cp_clear, the
-#                   drop-in CLEARPAGES_O linked into libmimalloc.so) and fresh-zero.patch (a huge
-#                   block fresh from the OS is not zeroed again)
+# Build Debian 12's mimalloc (fetched by fetch.sh) with its own CMake, three times:
+#   OUTDIR/stock          as Debian ships it
+#   OUTDIR/patched        with clearpages.patch (zeroing of blocks >= 64 KiB through clearpages,
+#                         the drop-in CLEARPAGES_O linked into libmimalloc.so), fresh-zero.patch
+#                         (a huge block fresh from the OS is not zeroed again) and discard.patch
+#                         (a reused block of 4 MiB or more that is mostly not resident is zeroed
+#                         by cp_zero with CP_ZERO_MAY_DISCARD)
+#   OUTDIR/patched-fresh  fresh-zero.patch alone (what the discard is measured against)
 # and the variants named in CP_MIMALLOC_VARIANTS (below).
 # Each has libmimalloc.so, libmimalloc.a and the test programs mimalloc-test-{api,api-fill,stress}.
 # Rebuilds only what changed (cmake's own dependency tracking).
@@ -39,8 +42,8 @@ patched_tree() {  # NAME PATCH...
 build() {  # NAME SOURCE [extra cmake args]
 	name=$1 tree=$2; shift 2
 	# CMake does not track an object passed in the linker flags: relink by hand when
-	# clearpages.o is newer than the library it went into
-	if [ "$name" != stock ] && [ -n "$(find "$out/$name" -maxdepth 1 -name 'libmimalloc.so*' \
+	# clearpages.o is newer than the library it went into (the builds given cmake arguments)
+	if [ $# -gt 0 ] && [ -n "$(find "$out/$name" -maxdepth 1 -name 'libmimalloc.so*' \
 	     ! -newer "$cpo" 2>/dev/null)" ]; then
 		rm -f "$out/$name"/libmimalloc.so*
 	fi
@@ -60,24 +63,30 @@ cp_ldflags="-DCMAKE_SHARED_LINKER_FLAGS=$cpo -Wl,--version-script=$here/hide-cle
 build stock "$src"
 patches="$here/clearpages.patch $here/fresh-zero.patch"
 # shellcheck disable=SC2086
-build patched "$(patched_tree patched $patches)" "$cp_cflags" "$cp_ldflags"
-# Variants for clearbench calloc only (CP_MIMALLOC_VARIANTS="cponly hot page"): patched-cponly
-# is clearpages.patch alone (fresh huge blocks zeroed again, through cp_clear); patched-hot
-# zeroes through cp_clear_pages_hot instead of cp_clear; patched-page routes blocks from one
-# page up (the cut-off the patch does not use, kept measurable).
+build patched "$(patched_tree patched $patches "$here/discard.patch")" "$cp_cflags" "$cp_ldflags"
+build patched-fresh "$(patched_tree patched-fresh "$here/fresh-zero.patch")"
+# Variants for clearbench calloc only (CP_MIMALLOC_VARIANTS="cponly hot page nodiscard always"):
+# patched-cponly is clearpages.patch alone (fresh huge blocks zeroed again, through cp_clear);
+# patched-hot zeroes through cp_clear_pages_hot instead of cp_clear; patched-page routes blocks
+# from one page up (the cut-off the patch does not use, kept measurable); hot and page sit on
+# the first two patches, without discard.patch. patched-nodiscard is the first two patches
+# (every block stored); patched-always discards from 4 MiB whether the block is resident or not.
 for v in ${CP_MIMALLOC_VARIANTS:-}; do
 	case $v in
 	cponly) vp="$here/clearpages.patch" ;;
 	hot) vp="$patches $here/hot-experiment.patch" ;;
 	page) vp="$patches $here/page-cutoff.patch" ;;
-	*) echo "mimalloc-build: unknown variant '$v' (cponly, hot, page)" >&2; exit 2 ;;
+	nodiscard) vp="$patches" ;;
+	always) vp="$patches $here/discard.patch $here/discard-always.patch" ;;
+	*) echo "mimalloc-build: unknown variant '$v' (cponly, hot, page, nodiscard, always)" >&2
+	   exit 2 ;;
 	esac
 	# shellcheck disable=SC2086
 	build "patched-$v" "$(patched_tree "patched-$v" $vp)" "$cp_cflags" "$cp_ldflags"
 done
 # calloc-check against each build: mimalloc's own tests never zero-check a reused block of 4 KiB
-# or more, the only blocks the patch changes.
-for v in stock patched $(for x in ${CP_MIMALLOC_VARIANTS:-}; do echo "patched-$x"; done); do
+# or more, the only blocks the patches change.
+for v in stock patched patched-fresh $(for x in ${CP_MIMALLOC_VARIANTS:-}; do echo "patched-$x"; done); do
 	${CC:-cc} -O2 -Wall -Wextra -I"$src/include" -o "$out/$v/calloc-check" "$here/calloc-check.c" \
 	    -L"$out/$v" -Wl,-rpath,"$out/$v" -lmimalloc
 done
