@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include "introspect.h"
 #include "testhooks.h"
 
@@ -72,6 +73,29 @@ unsigned bench_cached_min_mbps(void)
 size_t bench_estimate_from_pages(void)
 {
 	return cp__state()->policy.estimate_from_pages;
+}
+
+size_t bench_chunk_pages(unsigned long long *hz)
+{
+	const struct cp__state *s = cp__state();
+	struct cp__timing t;
+	/* the rate is measured from 2 ms after the first use */
+	struct timespec tick = { 0, 1000000 };
+	*hz = cp__counter_hz(s);
+	for (int i = 0; i < 20 && !*hz && (s->features & CP__F_COUNTER); i++) {
+		nanosleep(&tick, NULL);
+		*hz = cp__counter_hz(s);
+	}
+	if (!cp__timing_for(s->policy.cached_min_mbps, *hz, CP__RESIDENCY_CHUNK_PAGES, &t))
+		return *hz = 0, 0;
+	return t.chunk_pages;
+}
+
+unsigned long long bench_time_chunk(const struct cp_kernel *k, void *p, size_t pages)
+{
+	uint64_t t0 = cp__counter_start();
+	k->clear(p, pages);
+	return cp__counter_read() - t0;
 }
 
 static struct cp__policy saved_policy;

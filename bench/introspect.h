@@ -33,6 +33,15 @@ const struct cp_kernel *bench_uncached_kernel(size_t npages);
 unsigned bench_cached_min_mbps(void);
 size_t bench_estimate_from_pages(void);
 
+/* The residency estimate's own chunk timing (common/residency.h), for tune:
+ * how many pages a plan times per chunk with this counter (the threshold of
+ * the policy in force decides how coarse a counter may be) and its rate in
+ * *hz (waiting out the first use's calibration); 0 where the policy never
+ * estimates (no usable counter, or a threshold of 0). Then one chunk, cleared by k at p between the
+ * library's own counter reads, in ticks. */
+size_t bench_chunk_pages(unsigned long long *hz);
+unsigned long long bench_time_chunk(const struct cp_kernel *k, void *p, size_t pages);
+
 /* Fault's mixed rows: lower the non-temporal crossover to `pages` (every band
  * above it non-temporal), then put the policy back as it was. */
 void bench_policy_nt_from(size_t pages);

@@ -331,7 +331,7 @@ int bench_tune(const struct bench_opts *opts)
 	if (tune_targets_measure(opts, &t, &m))
 		m.kinds = 0;   /* no pool: a version-3 profile without its lines */
 	v3.uncached = fit_uncached(&t, &m, &ur, v3.comment, sizeof(v3.comment)) ? NULL : &ur;
-	v3.cached_min_mbps = tune_cached_min_mbps(&t, &m, v3.comment, sizeof(v3.comment));
+	v3.cached_min_mbps = tune_cached_min_mbps(&m, v3.comment, sizeof(v3.comment));
 
 	bench_table_print(medians);
 	size_t len;

@@ -25,12 +25,25 @@ struct tune {
 /* Median and its ~95 % distribution-free interval, GB/s, from per-pass seconds. */
 struct derive_cell tune_cell_of(const double *seconds, size_t n, size_t bytes);
 
+/* ---- tune_chunks.c ---- */
+struct tune_chunks {
+	size_t chunk_bytes;        /* 0: not timed (no usable counter, no memory) */
+	unsigned long long hz;     /* the counter's rate */
+	double hot_p90, cold_p10;  /* ticks */
+	const char *kernel;
+};
+/* Time the estimate's chunks on a just-cleared 4 MiB buffer and on the pool's
+ * cold slots (the threshold's input: tune_cached_min_mbps). */
+void tune_chunks_measure(const struct bench_opts *opts, struct bench_pool *pool,
+			 struct tune_chunks *out);
+
 /* ---- tune_targets.c ---- */
 struct tune_targets {
 	unsigned kinds;            /* 1 << BK_COLD, 1 << BK_USE: measured */
 	size_t pool_bytes;
 	char why[160];             /* why the pool is smaller than the default */
 	struct derive_cell cell[BK_NKINDS][DERIVE_MAX_SIZES][DERIVE_MAX_KERNELS];
+	struct tune_chunks chunks; /* with cold measured */
 };
 /* Every kernel of t at every size on the kinds of --target other than hot
  * (default: cold and use). 0, or 1 when the pool could not be had. */
@@ -41,10 +54,9 @@ int tune_targets_measure(const struct bench_opts *opts, const struct tune *t,
  * use was not measured. */
 int tune_uncached_input(const struct tune *t, const struct tune_targets *m,
 			struct derive_input *out);
-/* cached_min_mbps (0: cold not measured) and the comment lines saying where it
- * came from. */
-unsigned tune_cached_min_mbps(const struct tune *t, const struct tune_targets *m,
-			      char *comment, size_t len);
+/* cached_min_mbps from the timed chunks (0: not timed, or no separation: no
+ * line) and the comment lines saying where it came from. */
+unsigned tune_cached_min_mbps(const struct tune_targets *m, char *comment, size_t len);
 /* One table per kind measured into out (room for BK_NKINDS): every kernel, the
  * fastest, and cp_clear_pages' uncached kernel under the tuned profile and
  * under the defaults (tuned_uncached, default: per size, indices into t->k);

@@ -9,10 +9,9 @@
  * loses most to non-temporal stores at small extents (on the Intel VM:
  * temporal won to 1 MiB, non-temporal from 4 MiB), while a cold-only fit
  * would go non-temporal from 4 KiB. The residency threshold comes from the
- * hot and cold figures (tune_cached_min_mbps). Tables per kind show the
+ * estimate's own chunks, timed hot and on the cold pool (tune_chunks.c). Tables per kind show the
  * tuned and the default uncached kernels against the fastest.
  */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tune.h"
@@ -46,6 +45,8 @@ int tune_targets_measure(const struct bench_opts *opts, const struct tune *t,
 								   cfg.rounds, bytes);
 			free(samples);
 		}
+	if (kinds & 1u << BK_COLD)
+		tune_chunks_measure(opts, &pool, &m->chunks);
 	bench_pool_close(&pool);
 	return 0;
 }
@@ -63,48 +64,19 @@ int tune_uncached_input(const struct tune *t, const struct tune_targets *m,
 	return 0;
 }
 
-/* The fastest temporal kernel of a row of cells, or -1. */
-static int best_temporal(const struct tune *t, const struct derive_cell *row)
+unsigned tune_cached_min_mbps(const struct tune_targets *m, char *comment, size_t len)
 {
-	int best = -1;
-	for (size_t k = 0; k < t->in.nkernels; k++)
-		if (!(t->k[k]->flags & CP_NONTEMPORAL) &&
-		    (best < 0 || row[k].median > row[best].median))
-			best = (int)k;
-	return best;
-}
-
-/* The threshold says "cached" when the first chunk, cleared temporally, runs
- * faster than memory lets a temporal store run. Cached and not-cached rates
- * are a factor apart (on the Intel VM 27.8 GB/s hot and 10.2 cold at 4 MiB);
- * their geometric mean sits the same factor from each, so drift of either
- * side by the same ratio misjudges neither. 4 MiB: past the L2s seen (1-2
- * MiB) but inside every LLC, so "hot" there is what an LLC-resident target
- * gives, the case the estimate must still call cached. */
-unsigned tune_cached_min_mbps(const struct tune *t, const struct tune_targets *m,
-			      char *comment, size_t len)
-{
-	const double want = log2(1024.0);   /* 4 MiB in pages, log2 */
-	size_t at = 0;
-	if (!(m->kinds & 1u << BK_COLD))
+	const struct tune_chunks *c = &m->chunks;
+	if (!c->chunk_bytes)
 		return 0;
-	for (size_t i = 1; i < t->in.nsizes; i++)
-		if (fabs(log2((double)t->in.pages[i]) - want) <
-		    fabs(log2((double)t->in.pages[at]) - want))
-			at = i;
-	int h = best_temporal(t, t->in.cell[at]), c = best_temporal(t, m->cell[BK_COLD][at]);
-	if (h < 0 || c < 0)
-		return 0;
-	double hot = t->in.cell[at][h].median, cold = m->cell[BK_COLD][at][c].median;
-	unsigned mbps = (unsigned)(sqrt(hot * cold) * 1000 + 0.5);
-	char ext[16];
+	unsigned mbps = derive_chunk_threshold(c->hot_p90, c->cold_p10, (double)c->hz,
+					       c->chunk_bytes);
 	size_t l = strlen(comment);
-	bench_size_str(t->in.pages[at] * CP_PAGE_SIZE, ext, sizeof(ext));
-	snprintf(comment + l, len - l, "# cached_min_mbps: the geometric mean of the fastest "
-		 "temporal kernel at %s%s on a hot target\n# (%s %.2f GB/s) and on a cold one "
-		 "(%s %.2f GB/s): a temporal first chunk at least this fast is cached\n", ext,
-		 t->in.pages[at] == 1024 ? "" : " (the measured extent nearest 4M)",
-		 t->k[h]->name, hot, t->k[c]->name, cold);
+	snprintf(comment + l, len - l, "# cached_min_mbps: %zu KiB chunks cleared by %s, %.0f "
+		 "ticks (p90) on a 4M buffer just cleared,\n# %.0f (p10) on cold slots, at %.3f "
+		 "GHz: %s\n", c->chunk_bytes >> 10, c->kernel, c->hot_p90, c->cold_p10,
+		 (double)c->hz / 1e9, mbps ? "the geometric mean of their rates" :
+		 "not 1.5x apart, so no estimate (no line)");
 	return mbps;
 }
 
