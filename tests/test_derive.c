@@ -505,6 +505,26 @@ static void discard_ok(void)
 	cr_assert_eq(derive_discard_from(&din, &dres), 0);
 }
 
+/* tune's discard table as it writes it (--csv NAME, NAME-discard.csv). */
+static void load_discard(const char *name)
+{
+	FILE *f = data_file(name);
+	char line[512], ext[32], back[32], s1[32], s2[32];
+	double sc, dc, q1, sw, dw, q2;
+	int rule, pass;
+	cr_assert(fgets(line, sizeof(line), f));
+	cr_assert(!strcmp(line, "extent,backing,store,store ms,discard ms,discard/store,store+write,"
+			  "store+write ms,discard+write ms,discard+write/store+write,write rule,pass\n"));
+	while (fgets(line, sizeof(line), f) && line[0] != '\n') {
+		cr_assert_eq(sscanf(line, "%31[^,],%31[^,],%31[^,],%lf,%lf,%lf,%31[^,],%lf,%lf,%lf,%d,%d",
+				    ext, back, s1, &sc, &dc, &q1, s2, &sw, &dw, &q2, &rule, &pass), 12,
+			     "bad row: %s", line);
+		int b = !strcmp(back, "THP") ? DERIVE_THP : DERIVE_SMALL_PAGES;
+		discard_set(parse_size(ext), b, sc, dc, sw, dw);
+	}
+	fclose(f);
+}
+
 /* The Intel VM's figures behind the generic rule (docs/dispatch.md: best of 7,
  * glibc memset against madvise, us): the call alone wins from 4M on 4 KiB
  * pages and from 2M on THP, THP written afterwards is within 1.11x: 4M. */
@@ -528,6 +548,30 @@ Test(derive_discard, intel_vm_table_gives_the_generic_4m)
 	discard_ok();
 	cr_assert_eq(dres.from_pages, DERIVE_DISCARD_NONE);
 	cr_assert_eq(dres.fail_at, 2);
+	cr_assert_eq(dres.fail_rule, 2);
+}
+
+/* This Zen 4 host (bench/results/amd-zen4/, medians of three tune runs): the
+ * call alone wins on THP from 2-4M but loses 3.5-6x on 4 KiB pages at every
+ * extent to 128M, and THP written afterwards takes 1.6-2.2x the stores: never. */
+Test(derive_discard, amd_zen4_table_never_discards)
+{
+	discard_reset();
+	load_discard("amd-zen4-tune-discard.csv");
+	cr_assert_eq(din.nsizes, 7);
+	discard_ok();
+	cr_assert_eq(dres.from_pages, DERIVE_DISCARD_NONE);
+	cr_assert_eq(dres.fail_at, 6);
+	cr_assert_eq(dres.fail_rule, 3, "the largest fails both rules");
+	cr_assert_eq(dres.fail_backing, DERIVE_THP);
+	for (size_t i = 0; i < din.nsizes; i++) {
+		cr_assert(dres.call_ratio[i][DERIVE_SMALL_PAGES] > 2, "%zu pages", din.pages[i]);
+		cr_assert(dres.write_ratio[i][DERIVE_THP] > 1.3, "%zu pages", din.pages[i]);
+	}
+	/* THP alone (a host with THP always and callers on it): the write rule still says no */
+	din.backings = din.write_backings = 1u << DERIVE_THP;
+	discard_ok();
+	cr_assert_eq(dres.from_pages, DERIVE_DISCARD_NONE);
 	cr_assert_eq(dres.fail_rule, 2);
 }
 
