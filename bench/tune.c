@@ -322,7 +322,7 @@ int bench_tune(const struct bench_opts *opts)
 		return 1;
 	}
 	struct verdict v;
-	/* the data tables: cells, verify, then cold and use */
+	/* the data tables: cells, verify, then cold and use, then discard */
 	struct bench_table *tables[3 + BK_NKINDS] = { tune_cells_table(&t),
 		verify(opts, buf, &t, &r, &v) };
 	struct bench_table *medians = tune_medians_table(&t, &r);

@@ -176,7 +176,7 @@ void tune_discard_comment(const struct tune_discard *d, char *comment, size_t le
 			      "most %.2fx the store clear then written%s\n", a, top,
 			      d->in.backings == (1u << DERIVE_NBACKINGS) - 1 ? " on THP and 4k pages" :
 			      "", d->in.write_factor, d->in.write_backings == 1u << DERIVE_THP ?
-			      " (THP)" : "");
+			      " (THP)" : " (no THP here: not applied)");
 	if (l >= len)
 		return;
 	/* the extent that decided: the largest that fails, else the threshold */
@@ -239,11 +239,12 @@ void tune_discard_note(const struct tune_discard *d)
 		if ((d->in.backings >> b & 1) && d->thp_share[b] >= 0)
 			bench_note("discard, %s region: %.0f %% of it THP-backed when filled "
 				   "(AnonHugePages).", backing_names[b], 100 * d->thp_share[b]);
-	bench_note("discard_from %s: the smallest extent from which, and at every larger one "
-		   "measured, discarding alone beats the fastest store clear on every backing "
-		   "and, then every line written, takes at most %.2fx the store clear then "
-		   "written on THP (a row passes where both hold; %zu rounds each).",
+	bench_note("discard_from %s: the smallest extent from which every larger one passes too "
+		   "(none: the largest fails). An extent passes where discarding alone beats the "
+		   "fastest store clear on every backing and, then every line written, takes at "
+		   "most %.2fx the store clear then written%s; %zu rounds each.",
 		   d->r.from_pages == DERIVE_DISCARD_NONE ? "none" :
 		   bench_size_str(d->r.from_pages * CP_PAGE_SIZE, a, sizeof(a)),
-		   d->in.write_factor, d->rounds);
+		   d->in.write_factor, d->in.write_backings ? " on THP" : " (no THP: no write rule)",
+		   d->rounds);
 }
