@@ -69,13 +69,58 @@ struct derive_result {
  * *out is untouched). */
 int derive_bands(const struct derive_input *in, struct derive_result *out);
 
+/* ---- discard_from: from what extent cp_zero(CP_ZERO_MAY_DISCARD) hands
+ * private anonymous memory back (madvise) rather than storing zeroes ----
+ *
+ * The criterion (docs/profiles-and-tuning.md): discard_from is the smallest
+ * measured extent E such that at E and at every larger measured extent
+ *  - the call alone: discarding is faster (median) than the fastest store
+ *    clear, on every backing measured (THP and 4 KiB pages: the library
+ *    cannot tell them apart, and callers have both), and
+ *  - the call, then one write per 64-byte line (the pages fault back in):
+ *    discarding takes at most write_factor (1.15) times the fastest store
+ *    clear then the same writes, on the backings in write_backings.
+ * None such (the largest measured extent fails): never discard. */
+enum { DERIVE_THP, DERIVE_SMALL_PAGES, DERIVE_NBACKINGS };
+#define DERIVE_DISCARD_NONE ((size_t)-1)
+
+struct derive_discard_cell {          /* one extent on one backing: median seconds */
+	double store_call;             /* the fastest store clear, the call alone */
+	double store_write;            /* the fastest store clear, then every line written */
+	double discard_call;           /* every whole unit discarded, the call alone */
+	double discard_write;          /* the same, then every line written */
+};
+
+struct derive_discard_input {
+	size_t nsizes;
+	size_t pages[DERIVE_MAX_SIZES];            /* measured extents, ascending */
+	unsigned backings;                         /* 1 << DERIVE_*: measured (not 0) */
+	unsigned write_backings;                   /* where the write rule applies (of backings) */
+	double write_factor;                       /* >= 1: 1.15 */
+	struct derive_discard_cell cell[DERIVE_MAX_SIZES][DERIVE_NBACKINGS];   /* all > 0 */
+};
+
+struct derive_discard_result {
+	size_t from_pages;                         /* a measured extent, or DERIVE_DISCARD_NONE */
+	int pass[DERIVE_MAX_SIZES];                /* both rules hold at this extent */
+	double call_ratio[DERIVE_MAX_SIZES][DERIVE_NBACKINGS];    /* discard / store, call */
+	double write_ratio[DERIVE_MAX_SIZES][DERIVE_NBACKINGS];   /* discard / store, written */
+	/* the largest failing extent (an index; nsizes: none) and why: 1 the
+	 * call alone, 2 the write, 3 both, on backing fail_backing */
+	size_t fail_at;
+	int fail_rule, fail_backing;
+};
+
+/* 0, or -1 for input it cannot use (then *out is untouched). */
+int derive_discard_from(const struct derive_discard_input *in, struct derive_discard_result *out);
+
 /* "0", "8k", "64M", "1G": the largest of k/M/G (powers of 1024) that divides. */
 const char *derive_size_str(size_t bytes, char *buf, size_t len);
 
 /* Profile format 3 (common/README.md): header comment, version, arch, cpu,
- * the bands, the uncached bands and the residency threshold when known (with
- * comment lines saying where they came from), the parallel split when known,
- * end. */
+ * the bands, the uncached bands, the residency threshold and discard_from
+ * when known (with comment lines saying where they came from), the parallel
+ * split when known, end. */
 struct derive_profile_id {
 	const char *date;                    /* "2026-12-01" */
 	const char *arch;                    /* "x86_64" or "arm64" */
@@ -87,6 +132,8 @@ struct derive_profile_id {
 	const struct derive_result *uncached;   /* uncached_band lines, kernels as in's */
 	unsigned cached_min_mbps;
 	const char *comment;                 /* whole "# ..." lines, after the cpu line */
+	/* pages; 0: not measured, line left out; DERIVE_DISCARD_NONE: "none" */
+	size_t discard_from_pages;
 };
 void derive_write_profile(FILE *f, const struct derive_profile_id *id,
 			  const struct derive_input *in, const struct derive_result *r);

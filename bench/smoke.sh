@@ -126,6 +126,13 @@ head -2 "$OUT/tune.profile" | grep -qx "version 3" && [ "$(tail -1 "$OUT/tune.pr
 # cold and use measured (the default --target): the uncached bands and the threshold
 grep -q "^uncached_band 0 " "$OUT/tune.profile" && grep -q "^cached_min_mbps [1-9]" "$OUT/tune.profile" ||
 	die "tune --out wrote no uncached_band or cached_min_mbps line"
+# the discard threshold: measured (a line, its table) or a comment saying why not
+if grep -q "^discard_from \(none\|[0-9][0-9]*[kMG]\)$" "$OUT/tune.profile"; then
+	[ -s "$OUT/tune-discard.csv" ] || die "tune wrote discard_from without tune-discard.csv"
+else
+	grep -q "^# discard_from: not measured" "$OUT/tune.profile" ||
+		die "tune --out wrote neither a discard_from line nor why it is missing"
+fi
 CLEARPAGES_PROFILE="$OUT/tune.profile" $BENCH sweep --quick --sizes 4k --rounds 2 --target hot \
     2>&1 | grep -q "^policy: *env:$OUT/tune.profile" || die "the library does not load tune's profile"
 [ -z "$(find "$OUT" -name '.tune.profile.*')" ] || die "tune --out left its temporary file"

@@ -9,7 +9,10 @@
  *
  * Then every kernel on cold and use targets (tune_targets.c): the uncached
  * bands are fitted the same way to the use figures, and the residency
- * threshold comes from hot and cold ones; the profile (format 3) carries both.
+ * threshold comes from hot and cold ones. Then store clears against discard
+ * on THP and 4 KiB pages (tune_discard.c): the extent from which
+ * cp_zero(CP_ZERO_MAY_DISCARD) discards, or none. The profile (format 3)
+ * carries all three.
  *
  * The profile is written only when the bands keep VERIFY_FLOOR of the
  * defaults wherever they pick another kernel and beat them beyond the noise
@@ -319,8 +322,8 @@ int bench_tune(const struct bench_opts *opts)
 		return 1;
 	}
 	struct verdict v;
-	/* the data tables: cells, verify, then cold and use */
-	struct bench_table *tables[2 + BK_NKINDS] = { tune_cells_table(&t),
+	/* the data tables: cells, verify, then cold and use, then discard */
+	struct bench_table *tables[3 + BK_NKINDS] = { tune_cells_table(&t),
 		verify(opts, buf, &t, &r, &v) };
 	struct bench_table *medians = tune_medians_table(&t, &r);
 	bench_unmap(buf, top);
@@ -332,24 +335,32 @@ int bench_tune(const struct bench_opts *opts)
 		m.kinds = 0;   /* no pool: a version-3 profile without its lines */
 	v3.uncached = fit_uncached(&t, &m, &ur, v3.comment, sizeof(v3.comment)) ? NULL : &ur;
 	v3.cached_min_mbps = tune_cached_min_mbps(&m, v3.comment, sizeof(v3.comment));
+	static struct tune_discard dz;
+	tune_discard_measure(opts, &dz);   /* not measured: the line is left out, a note says why */
+	v3.discard_from_pages = tune_discard_pages(&dz);
+	tune_discard_comment(&dz, v3.comment, sizeof(v3.comment));
 
 	bench_table_print(medians);
 	size_t len;
 	char *text = tune_profile_text(&t, &r, &v3, &len), why[192], a[16];
 	const char *no = refusal(&v, &t, why, sizeof(why));
 	int tuned_uncached[DERIVE_MAX_SIZES];
-	rc = tune_library_accepts(&t, text, len, tuned_uncached);
+	rc = tune_library_accepts(&t, text, len, v3.discard_from_pages, tuned_uncached);
 	char targets_note[512];
 	size_t nkinds = rc ? 0 : tune_targets_tables(&t, &m, tuned_uncached, tables + 2,
 						     targets_note, sizeof(targets_note));
+	size_t ntables = 2 + nkinds;
+	if (dz.measured)
+		tables[ntables++] = tune_discard_table(&dz);
 	printf("\nprofile%s:\n\n%s", no ? " (derived, not verified)" : "", text);
 	bench_table_print(tables[1]);
-	for (size_t i = 0; i < nkinds; i++)
-		bench_table_print(tables[2 + i]);
+	for (size_t i = 2; i < ntables; i++)
+		bench_table_print(tables[i]);
 	printf("\n");
 	tune_note_remeasured(&t, &r);
 	if (nkinds)
 		bench_note("%s", targets_note);
+	tune_discard_note(&dz);
 	bench_note("parallel split: not measured by tune, left out of the profile (the "
 		   "parallel scenario measures it).");
 	if (v.nsame)
@@ -365,11 +376,9 @@ int bench_tune(const struct bench_opts *opts)
 		bench_note("nothing written (--force writes it anyway).");
 	rc = rc || tune_save(opts, text, len, !no);
 	free(text);
-	rc |= tune_write_outputs(opts, tables, 2 + nkinds);
-	for (size_t i = 0; i < nkinds; i++)
-		bench_table_free(tables[2 + i]);
+	rc |= tune_write_outputs(opts, tables, ntables);
+	for (size_t i = 0; i < ntables; i++)
+		bench_table_free(tables[i]);
 	bench_table_free(medians);
-	bench_table_free(tables[0]);
-	bench_table_free(tables[1]);
 	return rc;
 }

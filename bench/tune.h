@@ -3,7 +3,8 @@
  * tune's parts: the hot fit and its verification (tune.c), the tables of the
  * fit (tune_tables.c), the cold and use targets with what the profile takes
  * from them, the uncached bands' input and the residency threshold
- * (tune_targets.c), and the profile's text and where it goes (tune_profile.c).
+ * (tune_targets.c), the discard threshold (tune_discard.c), and the profile's
+ * text and where it goes (tune_profile.c).
  */
 #ifndef CLEARBENCH_TUNE_H
 #define CLEARBENCH_TUNE_H
@@ -65,6 +66,28 @@ size_t tune_targets_tables(const struct tune *t, const struct tune_targets *m,
 			   const int *tuned_uncached, struct bench_table **out, char *note,
 			   size_t notelen);
 
+/* ---- tune_discard.c: discard_from ---- */
+struct tune_discard {
+	int measured;              /* the fit ran: r holds discard_from */
+	char why[160];             /* why not */
+	size_t unit, rounds;       /* bytes discarded as a whole (THP's 2 MiB) */
+	struct derive_discard_input in;
+	struct derive_discard_result r;
+	int store_call[DERIVE_MAX_SIZES][DERIVE_NBACKINGS];    /* bench_zero_contenders index */
+	int store_write[DERIVE_MAX_SIZES][DERIVE_NBACKINGS];
+	double thp_share[DERIVE_NBACKINGS];   /* of each region when filled; -1: unknown */
+};
+/* Store clears against discard on THP and on 4 KiB pages, then the fit.
+ * 0, or -1 with why saying what was missing (then nothing is fitted). */
+int tune_discard_measure(const struct bench_opts *opts, struct tune_discard *d);
+/* The profile's discard_from in pages: 0 not measured, DERIVE_DISCARD_NONE. */
+size_t tune_discard_pages(const struct tune_discard *d);
+/* The comment lines saying where it came from, appended to comment. */
+void tune_discard_comment(const struct tune_discard *d, char *comment, size_t len);
+/* The figures (measured only), and the notes saying how. */
+struct bench_table *tune_discard_table(const struct tune_discard *d);
+void tune_discard_note(const struct tune_discard *d);
+
 /* ---- tune_tables.c ---- */
 struct bench_table *tune_medians_table(const struct tune *t, const struct derive_result *r);
 struct bench_table *tune_cells_table(const struct tune *t);
@@ -78,15 +101,18 @@ int tune_write_outputs(const struct bench_opts *opts, struct bench_table *const 
 struct tune_v3 {
 	const struct derive_result *uncached;   /* NULL: no uncached_band lines */
 	unsigned cached_min_mbps;               /* 0: no cached_min_mbps line */
-	char comment[768];                      /* "# " lines saying where they came from */
+	size_t discard_from_pages;              /* 0: no line; DERIVE_DISCARD_NONE: none */
+	char comment[1280];                     /* "# " lines saying where they came from */
 };
 char *tune_profile_text(const struct tune *t, const struct derive_result *r,
 			const struct tune_v3 *v3, size_t *len);
 /* The text as the library will read it: parsed by its own parser, for this
- * CPU; uncached[i]: the kernel cp_clear_pages would take at size i on memory
- * not in the caches under it (an index into t->k, -1: another). 0, or 1 after
- * a message (a bug here, never the user's). */
-int tune_library_accepts(const struct tune *t, const char *text, size_t len, int *uncached);
+ * CPU, with the discard_from written (pages as tune_v3's: 0 not checked);
+ * uncached[i]: the kernel cp_clear_pages would take at size i on memory not
+ * in the caches under it (an index into t->k, -1: another). 0, or 1 after a
+ * message (a bug here, never the user's). */
+int tune_library_accepts(const struct tune *t, const char *text, size_t len,
+			 size_t discard_from_pages, int *uncached);
 /* Before measuring: --out a regular file where it exists, --install as root. 0 or 2. */
 int tune_check_targets(const struct bench_opts *opts);
 /* --out, --install or neither, after verify passed (or --force); the exit status. */

@@ -35,7 +35,8 @@ char *tune_profile_text(const struct tune *t, const struct derive_result *r,
 	cpu_line(cpu, sizeof(cpu), &brand);
 	/* tune does not measure the parallel split (the parallel scenario does): left out */
 	struct derive_profile_id id = { date, t->k[0]->arch, cpu, brand, 0, 0,
-					v3->uncached, v3->cached_min_mbps, v3->comment };
+					v3->uncached, v3->cached_min_mbps, v3->comment,
+					v3->discard_from_pages };
 	char *text = NULL;
 	FILE *f = open_memstream(&text, len);
 	if (!f)
@@ -45,7 +46,8 @@ char *tune_profile_text(const struct tune *t, const struct derive_result *r,
 	return text;
 }
 
-int tune_library_accepts(const struct tune *t, const char *text, size_t len, int *uncached)
+int tune_library_accepts(const struct tune *t, const char *text, size_t len,
+			 size_t discard_from_pages, int *uncached)
 {
 	struct cp__profile p;
 	struct cp__profile_error err;
@@ -62,6 +64,12 @@ int tune_library_accepts(const struct tune *t, const char *text, size_t len, int
 	/* the policy the library would make of it, with this process's overrides */
 	static struct cp__policy pol;
 	cp__policy_with_profile(s, &p, &pol);
+	if (discard_from_pages && pol.discard_from_pages != (discard_from_pages ==
+	    DERIVE_DISCARD_NONE ? CP__BAND_UNUSED : discard_from_pages)) {
+		fprintf(stderr, "clearbench: the library reads tune's discard_from as %zu pages, "
+			"not %zu\n", pol.discard_from_pages, discard_from_pages);
+		return 1;
+	}
 	for (size_t i = 0; i < t->in.nsizes; i++) {
 		const struct cp_kernel *k = cp__bands_pick(&pol.uncached, t->in.pages[i]);
 		uncached[i] = -1;

@@ -23,14 +23,16 @@
 #include "clearbench.h"
 
 #define MIB ((size_t)1 << 20)
-#define NUSES 3
-#define NZ 4
+#define NZ BZ_NCONTENDERS
+#define NUSES BZ_NUSES
 
-static const struct { const char *name; unsigned flags; } zc[NZ] = {
+const struct bench_zero_contender bench_zero_contenders[BZ_NCONTENDERS] = {
 	{ "auto", 0 }, { "temporal", CP_ZERO_HOT }, { "nontemporal", CP_ZERO_COLD },
 	{ "discard", CP_ZERO_MAY_DISCARD },
 };
-static const char *const use_names[NUSES] = { "call", "call+write", "call+10%" };
+static const struct bench_zero_contender *const zc = bench_zero_contenders;
+const char *const bench_zero_use_names[BZ_NUSES] = { "call", "call+write", "call+10%" };
+static const char *const *const use_names = bench_zero_use_names;
 
 static const size_t default_sizes[] = { 2 * MIB, 8 * MIB, 32 * MIB, 128 * MIB, 512 * MIB,
 					1024 * MIB };
@@ -51,31 +53,55 @@ static size_t resident(const unsigned char *p, size_t len)
 	return res * sys;
 }
 
-struct try_out {
-	double seconds;
-	size_t discarded;
-	double rss_change;     /* bytes, the call alone */
-};
-
-/* Fill, then time one contender's call and its use of the memory. */
-static void one_try(unsigned char *buf, size_t bytes, size_t z, size_t use, struct try_out *o)
+/* Fill, then time one call with these flags and its use of the memory. */
+static void one_try(unsigned char *buf, size_t bytes, unsigned flags, enum bench_zero_use use,
+		    struct bench_zero_try *o)
 {
 	memset(buf, 0x5a, bytes);
-	size_t before = use == 0 ? resident(buf, bytes) : 0;
+	size_t before = use == BZ_CALL ? resident(buf, bytes) : 0;
 	double t0 = bench_now();
-	if (cp_zero_ex(buf, bytes, zc[z].flags, &o->discarded))
+	if (cp_zero_ex(buf, bytes, flags, &o->discarded))
 		abort();
-	if (use == 1)
+	if (use == BZ_WRITE)
 		bench_write_lines(buf, bytes);
-	else if (use == 2)
+	else if (use == BZ_TENTH)
 		bench_write_lines(buf, bytes / 10 / 64 * 64);
 	o->seconds = bench_now() - t0;
-	if (use == 0)
-		o->rss_change = (double)resident(buf, bytes) - (double)before;
+	o->rss_change = use == BZ_CALL ? (double)resident(buf, bytes) - (double)before : 0;
+}
+
+void bench_zero_medians(unsigned char *buf, size_t bytes, const unsigned *flags, size_t nz,
+			unsigned uses, size_t rounds, uint64_t *rng, double *ms,
+			struct bench_zero_try *last)
+{
+	size_t n = nz * BZ_NUSES, *order = malloc(n * sizeof(*order)), m;
+	double *samples = malloc(n * (rounds ? rounds : 1) * sizeof(*samples));
+	if (!order || !samples)
+		abort();
+	for (size_t r = 0; r < rounds; r++) {
+		m = 0;
+		for (size_t i = 0; i < n; i++)
+			if (uses >> (i % BZ_NUSES) & 1)
+				order[m++] = i;
+		bench_shuffle(order, m, rng);
+		for (size_t i = 0; i < m; i++) {
+			size_t z = order[i] / BZ_NUSES, u = order[i] % BZ_NUSES;
+			struct bench_zero_try o = { 0, 0, 0 };
+			one_try(buf, bytes, flags[z], (enum bench_zero_use)u, &o);
+			samples[order[i] * rounds + r] = o.seconds;
+			if (u == BZ_CALL || !(uses & 1u << BZ_CALL))
+				last[z] = o;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		if (uses >> (i % BZ_NUSES) & 1)
+			ms[i] = 1e3 * bench_median(&samples[i * rounds], rounds);
+	free(order);
+	free(samples);
 }
 
 static void add_row(struct bench_table *t, size_t bytes, size_t z, const double *ms,
-		    const struct try_out *last, double best_store_call)
+		    const struct bench_zero_try *last, double best_store_call)
 {
 	char s[16];
 	bench_table_row(t);
@@ -126,8 +152,7 @@ int bench_zero(const struct bench_opts *opts)
 	top = (top + CP_PAGE_SIZE - 1) / CP_PAGE_SIZE * CP_PAGE_SIZE;
 	size_t rounds = opts->rounds ? opts->rounds : opts->quick ? 3 : 5;
 	unsigned char *buf = bench_map(top);
-	double *samples = malloc(rounds * NZ * NUSES * sizeof(double));
-	if (!buf || !samples)
+	if (!buf)
 		return 1;
 	static const char *const cols[] = { "size", "bytes", "contender", "call_ms", "call+write_ms",
 					    "call+10%_ms", "rss_change_mib", "discarded_mib",
@@ -140,25 +165,13 @@ int bench_zero(const struct bench_opts *opts)
 		if (!bytes)
 			continue;
 		bench_progress("zero: %zu of %zu sizes", si + 1, nsizes);
-		struct try_out last[NZ];
-		size_t order[NZ * NUSES];
-		for (size_t r = 0; r < rounds; r++) {
-			for (size_t i = 0; i < NZ * NUSES; i++)
-				order[i] = i;
-			bench_shuffle(order, NZ * NUSES, &rng);
-			for (size_t i = 0; i < NZ * NUSES; i++) {
-				size_t z = order[i] / NUSES, u = order[i] % NUSES;
-				struct try_out o = { 0, 0, 0 };
-				one_try(buf, bytes, z, u, &o);
-				samples[(order[i]) * rounds + r] = o.seconds;
-				if (u == 0)
-					last[z] = o;
-			}
-		}
+		struct bench_zero_try last[NZ];
+		unsigned flags[NZ];
 		double ms[NZ][NUSES], best = 0;
 		for (size_t z = 0; z < NZ; z++)
-			for (size_t u = 0; u < NUSES; u++)
-				ms[z][u] = 1e3 * bench_median(&samples[(z * NUSES + u) * rounds], rounds);
+			flags[z] = zc[z].flags;
+		bench_zero_medians(buf, bytes, flags, NZ, (1u << NUSES) - 1, rounds, &rng, &ms[0][0],
+				   last);
 		for (size_t z = 0; z < 3; z++)
 			best = !best || ms[z][0] < best ? ms[z][0] : best;
 		for (size_t z = 0; z < NZ; z++)
@@ -179,6 +192,5 @@ int bench_zero(const struct bench_opts *opts)
 	if (!rc && opts->plot_path)
 		rc = zero_plot(opts->plot_path, t);
 	bench_table_free(t);
-	free(samples);
 	return rc;
 }

@@ -392,7 +392,7 @@ Test(derive, profile_format_3)
 	size_t len;
 	FILE *f = open_memstream(&text, &len);
 	struct derive_profile_id id = { "2026-12-01", "x86_64", "AuthenticAMD 25 17 AMD EPYC",
-					"AMD EPYC", 0, 0, NULL, 0, NULL };
+					"AMD EPYC", 0, 0, NULL, 0, NULL, 0 };
 	derive_write_profile(f, &id, &in, &res);
 	fclose(f);
 	cr_assert_str_eq(text, "# clearpages profile: clearbench tune, 2026-12-01, AMD EPYC\n"
@@ -491,4 +491,216 @@ Test(derive, chunk_threshold_on_timed_hosts)
 	cr_expect_eq(derive_chunk_threshold(0, 4000, 2.6e9, KIB(16)), 0);
 	cr_expect_eq(derive_chunk_threshold(1000, 4000, 0, KIB(16)), 0);
 	cr_expect_eq(derive_chunk_threshold(1000, 4000, 2.6e9, 0), 0);
+}
+
+/* ---- discard_from (derive_discard_from) ---- */
+
+static struct derive_discard_input din;
+static struct derive_discard_result dres;
+
+static void discard_reset(void)
+{
+	memset(&din, 0, sizeof(din));
+	memset(&dres, 0, sizeof(dres));
+	din.backings = 1u << DERIVE_THP | 1u << DERIVE_SMALL_PAGES;
+	din.write_backings = 1u << DERIVE_THP;   /* what clearbench tune passes */
+	din.write_factor = 1.15;
+}
+
+static size_t discard_at(size_t bytes)
+{
+	for (size_t i = 0; i < din.nsizes; i++)
+		if (din.pages[i] == PAGES(bytes))
+			return i;
+	if (!din.nsizes || din.pages[din.nsizes - 1] < PAGES(bytes)) {
+		din.pages[din.nsizes] = PAGES(bytes);
+		return din.nsizes++;
+	}
+	cr_assert_fail("sizes out of order: %zu", bytes);
+	return 0;
+}
+
+/* One extent on one backing, in any unit of time. */
+static void discard_set(size_t bytes, int backing, double store, double discard,
+			double store_write, double discard_write)
+{
+	din.cell[discard_at(bytes)][backing] =
+		(struct derive_discard_cell){ store, store_write, discard, discard_write };
+}
+
+static void discard_ok(void)
+{
+	cr_assert_eq(derive_discard_from(&din, &dres), 0);
+}
+
+/* tune's discard table as it writes it (--csv NAME, NAME-discard.csv). */
+static void load_discard(const char *name)
+{
+	FILE *f = data_file(name);
+	char line[512], ext[32], back[32], s1[32], s2[32];
+	double sc, dc, q1, sw, dw, q2;
+	int rule, pass;
+	cr_assert(fgets(line, sizeof(line), f));
+	cr_assert(!strcmp(line, "extent,backing,store,store ms,discard ms,discard/store,store+write,"
+			  "store+write ms,discard+write ms,discard+write/store+write,write rule,pass\n"));
+	while (fgets(line, sizeof(line), f) && line[0] != '\n') {
+		cr_assert_eq(sscanf(line, "%31[^,],%31[^,],%31[^,],%lf,%lf,%lf,%31[^,],%lf,%lf,%lf,%d,%d",
+				    ext, back, s1, &sc, &dc, &q1, s2, &sw, &dw, &q2, &rule, &pass), 12,
+			     "bad row: %s", line);
+		int b = !strcmp(back, "THP") ? DERIVE_THP : DERIVE_SMALL_PAGES;
+		discard_set(parse_size(ext), b, sc, dc, sw, dw);
+	}
+	fclose(f);
+}
+
+/* The Intel VM's figures behind the generic rule (docs/dispatch.md: best of 7,
+ * glibc memset against madvise, us): the call alone wins from 4M on 4 KiB
+ * pages and from 2M on THP, THP written afterwards is within 1.11x: 4M. */
+Test(derive_discard, intel_vm_table_gives_the_generic_4m)
+{
+	discard_reset();
+	discard_set(MIB(2), DERIVE_SMALL_PAGES, 44.6, 61.1, 96.8, 480.0);
+	discard_set(MIB(2), DERIVE_THP, 46.0, 6.4, 97.8, 108.7);
+	discard_set(MIB(4), DERIVE_SMALL_PAGES, 150.1, 103.8, 312.9, 1014.5);
+	discard_set(MIB(4), DERIVE_THP, 141.4, 9.7, 290.4, 246.5);
+	discard_set(MIB(16), DERIVE_SMALL_PAGES, 610.4, 421.4, 1231.5, 4940.5);
+	discard_set(MIB(16), DERIVE_THP, 599.1, 22.5, 1194.4, 1069.5);
+	discard_ok();
+	cr_assert_eq(dres.from_pages, PAGES(MIB(4)));
+	cr_assert(!dres.pass[0] && dres.pass[1] && dres.pass[2]);
+	cr_assert_eq(dres.fail_at, 0);
+	cr_assert_eq(dres.fail_rule, 1, "2M fails by the call alone");
+	cr_assert_eq(dres.fail_backing, DERIVE_SMALL_PAGES);
+	/* 4 KiB pages written afterwards lose 3-4x: with the write rule there too, never */
+	din.write_backings |= 1u << DERIVE_SMALL_PAGES;
+	discard_ok();
+	cr_assert_eq(dres.from_pages, DERIVE_DISCARD_NONE);
+	cr_assert_eq(dres.fail_at, 2);
+	cr_assert_eq(dres.fail_rule, 2);
+}
+
+/* This Zen 4 host (bench/results/amd-zen4/, medians of three tune runs): the
+ * call alone wins on THP from 2-4M but loses 3.5-6x on 4 KiB pages at every
+ * extent to 128M, and THP written afterwards takes 1.6-2.2x the stores: never. */
+Test(derive_discard, amd_zen4_table_never_discards)
+{
+	discard_reset();
+	load_discard("amd-zen4-tune-discard.csv");
+	cr_assert_eq(din.nsizes, 7);
+	discard_ok();
+	cr_assert_eq(dres.from_pages, DERIVE_DISCARD_NONE);
+	cr_assert_eq(dres.fail_at, 6);
+	cr_assert_eq(dres.fail_rule, 3, "the largest fails both rules");
+	cr_assert_eq(dres.fail_backing, DERIVE_THP);
+	for (size_t i = 0; i < din.nsizes; i++) {
+		cr_assert(dres.call_ratio[i][DERIVE_SMALL_PAGES] > 2, "%zu pages", din.pages[i]);
+		cr_assert(dres.write_ratio[i][DERIVE_THP] > 1.3, "%zu pages", din.pages[i]);
+	}
+	/* THP alone (a host with THP always and callers on it): the write rule still says no */
+	din.backings = din.write_backings = 1u << DERIVE_THP;
+	discard_ok();
+	cr_assert_eq(dres.from_pages, DERIVE_DISCARD_NONE);
+	cr_assert_eq(dres.fail_rule, 2);
+}
+
+/* A threshold is one number: a losing extent above winning ones moves it past
+ * the loss; the rules' edges: the call alone must be faster (a tie fails),
+ * the write within 1.15x; only write_backings take the write rule. */
+Test(derive_discard, a_loss_above_moves_the_threshold_up)
+{
+	discard_reset();
+	for (size_t b = MIB(2); b <= MIB(64); b *= 2)
+		for (int k = 0; k < DERIVE_NBACKINGS; k++)
+			discard_set(b, k, 10, 1, 20, 20);   /* discard wins everywhere */
+	discard_ok();
+	cr_assert_eq(dres.from_pages, PAGES(MIB(2)), "all pass: the smallest measured");
+	cr_assert_eq(dres.fail_at, din.nsizes);
+	discard_set(MIB(16), DERIVE_SMALL_PAGES, 10, 10, 20, 20);   /* a tie: not a win */
+	discard_ok();
+	cr_assert_eq(dres.from_pages, PAGES(MIB(32)));
+	cr_assert_eq(dres.fail_at, discard_at(MIB(16)));
+	cr_assert_eq(dres.fail_rule, 1);
+	cr_assert_eq(dres.fail_backing, DERIVE_SMALL_PAGES);
+	discard_set(MIB(16), DERIVE_SMALL_PAGES, 10, 1, 20, 20);
+	discard_set(MIB(32), DERIVE_THP, 10, 1, 20, 22.98);         /* 1.149x: passes */
+	discard_ok();
+	cr_assert_eq(dres.from_pages, PAGES(MIB(2)));
+	discard_set(MIB(32), DERIVE_THP, 10, 1, 20, 23.02);         /* 1.151x: fails */
+	discard_ok();
+	cr_assert_eq(dres.from_pages, PAGES(MIB(64)));
+	cr_assert_eq(dres.fail_rule, 2);
+	cr_assert_eq(dres.fail_backing, DERIVE_THP);
+	discard_set(MIB(32), DERIVE_THP, 10, 1, 20, 20);
+	discard_set(MIB(8), DERIVE_SMALL_PAGES, 10, 1, 20, 80);     /* 4x on 4k: not ruled */
+	discard_ok();
+	cr_assert_eq(dres.from_pages, PAGES(MIB(2)));
+	cr_assert(dres.write_ratio[discard_at(MIB(8))][DERIVE_SMALL_PAGES] == 4.0);
+	discard_set(MIB(64), DERIVE_THP, 10, 11, 20, 20);           /* the largest loses */
+	discard_ok();
+	cr_assert_eq(dres.from_pages, DERIVE_DISCARD_NONE);
+	cr_assert_eq(dres.fail_at, discard_at(MIB(64)));
+	/* one backing measured (THP never): the other's cells are not read */
+	discard_set(MIB(64), DERIVE_THP, 10, 1, 20, 20);
+	din.backings = 1u << DERIVE_SMALL_PAGES;
+	din.write_backings = 0;
+	for (size_t i = 0; i < din.nsizes; i++)
+		din.cell[i][DERIVE_THP] = (struct derive_discard_cell){ 0, 0, 0, 0 };
+	discard_ok();
+	cr_assert_eq(dres.from_pages, PAGES(MIB(2)));
+}
+
+Test(derive_discard, bad_input)
+{
+	discard_reset();
+	for (size_t b = MIB(2); b <= MIB(8); b *= 2)
+		for (int k = 0; k < DERIVE_NBACKINGS; k++)
+			discard_set(b, k, 10, 1, 20, 20);
+	discard_ok();
+	struct derive_discard_input good = din;
+	struct derive_discard_result before = dres;
+	din.pages[2] = din.pages[1];
+	cr_assert_eq(derive_discard_from(&din, &dres), -1, "sizes not ascending");
+	din = good;
+	din.cell[1][DERIVE_SMALL_PAGES].discard_write = 0;
+	cr_assert_eq(derive_discard_from(&din, &dres), -1, "an unmeasured cell");
+	din = good;
+	din.cell[1][DERIVE_THP].store_call = NAN;
+	cr_assert_eq(derive_discard_from(&din, &dres), -1, "a NaN");
+	din = good;
+	din.backings = 0;
+	cr_assert_eq(derive_discard_from(&din, &dres), -1, "no backing");
+	din = good;
+	din.backings = 1u << DERIVE_SMALL_PAGES;
+	cr_assert_eq(derive_discard_from(&din, &dres), -1, "the write rule on a backing not measured");
+	din = good;
+	din.write_factor = 0.9;
+	cr_assert_eq(derive_discard_from(&din, &dres), -1, "a write factor below 1");
+	din = good;
+	din.nsizes = 0;
+	cr_assert_eq(derive_discard_from(&din, &dres), -1, "no size");
+	cr_assert_eq(memcmp(&before, &dres, sizeof(dres)), 0, "the result was touched");
+}
+
+/* The profile's discard_from line: a size, none, or no line when not measured. */
+Test(derive_discard, profile_line)
+{
+	reset();
+	load_wide("amd-epyc-zen4-tune.csv");
+	defaults_split("avx2", MIB(32), "clzero");
+	derive_ok();
+	struct derive_profile_id id = { "2026-12-01", "x86_64", "AuthenticAMD 25 17 AMD EPYC",
+					"AMD EPYC", 0, 0, NULL, 16400, NULL, 0 };
+	for (int c = 0; c < 3; c++) {
+		char *text = NULL;
+		size_t len;
+		id.discard_from_pages = c == 0 ? 0 : c == 1 ? PAGES(MIB(8)) : DERIVE_DISCARD_NONE;
+		FILE *f = open_memstream(&text, &len);
+		derive_write_profile(f, &id, &in, &res);
+		fclose(f);
+		const char *want = c == 0 ? "\ncached_min_mbps 16400\nend\n" :
+				   c == 1 ? "\ncached_min_mbps 16400\ndiscard_from 8M\nend\n" :
+					    "\ncached_min_mbps 16400\ndiscard_from none\nend\n";
+		cr_assert(len > strlen(want) && !strcmp(text + len - strlen(want), want), "%s", text);
+		free(text);
+	}
 }
