@@ -126,6 +126,11 @@ static void zero_pages_cb(void *addr, size_t npages, void *flags)
 	zero_pages(addr, npages, *(const unsigned *)flags);
 }
 
+/* Untouched ranges are sampled from here: one mincore (~1.1 us on the Zen 4
+ * VM) is about 2 % of storing 4 MiB, and a resident range stops at the first
+ * sample. */
+#define UNTOUCHED_FROM_PAGES ((size_t)4 << 20 >> 12)
+
 /* The page-aligned middle with MAY_DISCARD: handed back where it may be and
  * pays (common/discard.c), the rest stored. Bytes discarded. HOT never
  * discards: the caller would fault every page straight back in. */
@@ -135,6 +140,9 @@ static size_t zero_body(void *addr, size_t npages, unsigned flags)
 		size_t from = cp__state()->policy.discard_from_pages;
 		if (npages >= from)
 			return cp__discard(addr, npages, from, zero_pages_cb, &flags);
+		if (npages >= UNTOUCHED_FROM_PAGES && cp__untouched(addr, npages))
+			return cp__discard(addr, npages, cp__discard_unit() / CP_PAGE_SIZE,
+					   zero_pages_cb, &flags);
 	}
 	zero_pages(addr, npages, flags);
 	return 0;

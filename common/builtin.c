@@ -14,8 +14,9 @@
  * uncached bands come from the generic rule (L2 size): on the two hosts that
  * ran the cold and use sweeps (intel-family6-model167, generic; amd-zen4)
  * it held.
- * Then discard_from (cp_zero's CP_ZERO_MAY_DISCARD): 0, the generic rule's,
- * on every host: none of them has run the zero scenario yet.
+ * Then discard_from (cp_zero's CP_ZERO_MAY_DISCARD on resident memory): 0,
+ * the generic rule's, where the zero scenario never ran; CP__BAND_UNUSED
+ * (never) where tune's discard fit said none.
  */
 #include "select.h"
 
@@ -49,8 +50,13 @@ const struct cp__builtin cp__builtins[] = {
 	 * (12 GB/s); one page 130-286 hot to 4 MiB, 1248 at p10 cold. 20 GB/s
 	 * is near the geometric mean of 31 and 12 (bench/results/amd-zen4/,
 	 * residency/). */
+	/* discard_from: never (on resident memory; untouched memory is still
+	 * discarded, discard.c). tune's fit, three runs: on 4 KiB pages madvise
+	 * alone took 3.5-6x the stores at every extent to 128 MiB (64 MiB: 4.0-5.6
+	 * against 0.8-1.1 ms), and on THP, the call then every line written
+	 * 1.6-2.2x the stores then the writes. */
 	{ "amd-zen4", 2,
-	  { { 0, "avx2" }, { MIB(16), "avx2_nt" } }, MIB(8), 20000, 0 },
+	  { { 0, "avx2" }, { MIB(16), "avx2_nt" } }, MIB(8), 20000, CP__BAND_UNUSED },
 	/* bench/results/amd-zen3/: avx2 stores 80 GB/s at 4 KiB against 48 for
 	 * rep stosb, ~60 to 8 MiB; avx2_nt and clzero tie at ~39 from 64 MiB.
 	 * Non-temporal from half the 32 MiB L3, as on Zen 4 (same L3 per CCX). */

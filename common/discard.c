@@ -16,6 +16,13 @@
  *
  * A part shorter than from_pages is stored: below it the syscall, the query
  * and the fault of fresh pages later cost more than the stores (select.c).
+ * That threshold is measured on resident memory. A range none of whose
+ * sampled pages is resident (cp__untouched: never written, or handed back
+ * already, as an allocator's reused huge block often is) is discarded from
+ * one unit whatever it says: stores would fault each page in, and on the
+ * Zen 4 VM, where discard_from is none (4 KiB pages: madvise 3.5-6x the
+ * stores), mimalloc's calloc of an untouched 1 GiB block ran 131x faster
+ * discarded than stored.
  * A madvise that fails (mlocked pages: EINVAL; a seccomp filter: EPERM or
  * ENOSYS) leaves the part to the stores.
  */
@@ -115,6 +122,20 @@ static void discard_part(uintptr_t s, uintptr_t e, int private_anon, void *ctx)
 		}
 	}
 	store_range(d, s, e);
+}
+
+int cp__untouched(void *addr, size_t npages)
+{
+	int saved = errno, untouched = 1;
+	size_t step = npages / CP__UNTOUCHED_SAMPLES;
+	for (size_t i = 0; i < CP__UNTOUCHED_SAMPLES && untouched; i++) {
+		unsigned char resident = 0;
+		char *page = (char *)addr + (i * step + step / 2) * 4096;
+		if (mincore(page, 4096, &resident) || (resident & 1))
+			untouched = 0;
+	}
+	errno = saved;
+	return untouched;
 }
 
 size_t cp__discard(void *addr, size_t npages, size_t from_pages, cp__store_fn store, void *ctx)

@@ -282,6 +282,12 @@ Test(residency, builtins_uncached_from_their_l2)
 	expect_residency("zen4", &z4.policy, BANDS({ 0, "avx2" }, { MIB_PAGES(16), "avx2_nt" }),
 			 BANDS({ 0, "avx2" }, { MIB_PAGES(1), "avx2_nt" }), 20000, MIB_PAGES(1),
 			 MIB_PAGES(16));
+	/* discard_from: Zen 4's measured never; the others the generic 4 MiB */
+	cr_expect_eq(z4.policy.discard_from_pages, CP__BAND_UNUSED, "zen4 discard_from %zu",
+		     z4.policy.discard_from_pages);
+	cr_expect_eq(z3.policy.discard_from_pages, MIB_PAGES(4));
+	cr_expect_eq(spr.policy.discard_from_pages, MIB_PAGES(4));
+	cr_expect_eq(emr.policy.discard_from_pages, MIB_PAGES(4));
 }
 
 /* CLEARPAGES_DISABLE=counter (or a CPU without one): the bands stay, no call

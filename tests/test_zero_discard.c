@@ -147,6 +147,43 @@ Test(zero_discard, threshold_and_hot)
 	region_unmap(&r);
 }
 
+/* Untouched memory (never written, or handed back already: an allocator's
+ * reused block) is discarded from 4 MiB even where discard_from says never,
+ * which was measured on resident memory; resident memory is stored. */
+Test(zero_discard, untouched_memory_is_discarded_whatever_the_threshold)
+{
+	size_t unit = cp__discard_unit(), d;
+	struct cp__policy p = cp__state()->defaults;
+	p.discard_from_pages = CP__BAND_UNUSED;
+	cr_assert_eq(cp__policy_publish(&p, "test"), 0);
+	size_t units = (8u << 20) / unit;
+	struct region r = region_map(PRIVATE_ANON, units ? units : 1);
+	/* handed back: untouched */
+	cr_assert_eq(madvise(r.p, r.len, MADV_DONTNEED), 0);
+	cr_assert_eq(cp_zero_ex(r.p, r.len, CP_ZERO_MAY_DISCARD, &d), 0);
+	assert_cleared("untouched", r.p, r.len, 0, r.len);
+	cr_assert_eq(d, r.len, "untouched, discard_from none: %zu of %zu bytes discarded", d, r.len);
+	/* resident again: stored */
+	memset(r.p, FILL, r.len);
+	cr_assert_eq(cp_zero_ex(r.p, r.len, CP_ZERO_MAY_DISCARD, &d), 0);
+	assert_cleared("resident", r.p, r.len, 0, r.len);
+	cr_assert_eq(d, 0, "resident, discard_from none: %zu bytes discarded", d);
+	/* its first eighth written (a sample falls in each eighth): stored */
+	cr_assert_eq(madvise(r.p, r.len, MADV_DONTNEED), 0);
+	memset(r.p, FILL, r.len / CP__UNTOUCHED_SAMPLES);
+	cr_assert_eq(cp_zero_ex(r.p, r.len, CP_ZERO_MAY_DISCARD, &d), 0);
+	assert_cleared("partly written", r.p, r.len, 0, r.len);
+	cr_assert_eq(d, 0, "a written sample, discard_from none: %zu bytes discarded", d);
+	/* HOT never discards; below 4 MiB nothing is sampled */
+	cr_assert_eq(madvise(r.p, r.len, MADV_DONTNEED), 0);
+	cr_assert_eq(cp_zero_ex(r.p, r.len, CP_ZERO_MAY_DISCARD | CP_ZERO_HOT, &d), 0);
+	cr_assert_eq(d, 0, "HOT discarded %zu bytes", d);
+	cr_assert_eq(madvise(r.p, r.len, MADV_DONTNEED), 0);
+	cr_assert_eq(cp_zero_ex(r.p, (2u << 20) - 4096, CP_ZERO_MAY_DISCARD, &d), 0);
+	cr_assert_eq(d, 0, "under 4 MiB: %zu bytes discarded", d);
+	region_unmap(&r);
+}
+
 /* In a child: clear a private region that could be discarded; exit 0 when it
  * reads zero and nothing was discarded, else a code saying what broke. */
 static int clear_without_discard(struct region *r)
