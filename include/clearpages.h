@@ -93,7 +93,9 @@ int cp_clear(void *addr, size_t len);                /* any address, any length 
  *                      every mapping covering them is private, anonymous and
  *                      writable (asked of /proc/self/maps: PROCMAP_QUERY, or
  *                      its text), in parts of at least the profile's
- *                      discard_from, aligned to the transparent huge page size
+ *                      discard_from (or of one unit where no sampled page of
+ *                      a range of 4 MiB or more is resident: mincore), aligned
+ *                      to the transparent huge page size
  *                      where THP is enabled (a part of a huge page discarded
  *                      splits it). Everything else is stored: head and tail,
  *                      shared, file, memfd, hugetlbfs or unknown mappings,
