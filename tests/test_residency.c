@@ -9,9 +9,6 @@
 #include "select_util.h"
 #include <errno.h>
 
-enum { ERMS = CP__F_ERMS, FSRM = CP__F_FSRM, AVX2 = CP__F_AVX2, CLZ = CP__F_CLZERO,
-       Z512 = CP__F_AVX512, CTR = CP__F_COUNTER };
-
 /* Ticks of a counter at hz for `bytes` cleared at gbps (10^9 bytes/s): what a
  * host's recorded rate says its chunk takes. */
 static uint64_t ticks_at(double gbps, double hz, size_t bytes)
@@ -73,31 +70,6 @@ Test(residency, intel_vm_chunk_timings)
 	VERDICT("4 KiB cached", &p, CP__CACHED, 112);
 	VERDICT("4 KiB cached, slowest", &p, CP__CACHED, 362);
 	VERDICT("4 KiB cold", &p, CP__UNCACHED, 1456, 2336);
-}
-
-/* The Zen 4 VM (TSC 2.596 GHz, builtin amd-zen4: 20000 MB/s), medians and
- * tails of 401 timed chunks (bench/results/amd-zen4/residency/): 16 KiB
- * chunks of a target just cleared took 390-546 ticks in L2, p90 1352 at
- * 16 MiB (LLC-resident), p10 3536 / p50 4264 / p90 5408 on the cold pool;
- * one page 130-286 cached to 4 MiB, 1248-2262 cold. At the streaming rates'
- * 52000 MB/s these L2 and LLC chunks were "uncached" 9-35 % of the time. */
-Test(residency, zen4_vm_chunk_timings)
-{
-	struct described z4 = x86_caches("AuthenticAMD", 0x19, 0x11,
-					 ERMS | FSRM | AVX2 | CLZ | Z512 | CTR, 1024, 32);
-	struct cp__timing t = timing(z4.policy.cached_min_mbps, 2.596e9, CP__RESIDENCY_CHUNK_PAGES);
-	cr_expect_eq(t.chunk_pages, 4, "16 KiB chunks at 2.596 GHz");
-	VERDICT("L2-resident, p90 of the first probe", &t, CP__CACHED, 1326);
-	VERDICT("LLC-resident 16 MiB, p90", &t, CP__CACHED, 1352);
-	VERDICT("LLC-resident 16 MiB, p99", &t, CP__CACHED, 1742);
-	VERDICT("cold, p10", &t, CP__UNCACHED, 3536);
-	VERDICT("cold, p90", &t, CP__UNCACHED, 5408);
-	VERDICT("a stall, then LLC-resident", &t, CP__CACHED, 400000, 910);
-	struct cp__timing p = timing(z4.policy.cached_min_mbps, 2.596e9, 1);
-	VERDICT("4 KiB cached to 4 MiB, p90", &p, CP__CACHED, 286);
-	/* cp_clear_pages_cold's history times one page and compares: no second */
-	cr_expect_gt(1248, p.limit_ticks, "4 KiB cold, p10: over the %llu-tick limit",
-		     (unsigned long long)p.limit_ticks);
 }
 
 /* Hosts without timed chunks: chunk ticks from the rates their built-in
@@ -211,6 +183,34 @@ static void expect_residency(const char *who, const struct cp__policy *p,
 }
 
 #if defined(__x86_64__)
+enum { ERMS = CP__F_ERMS, FSRM = CP__F_FSRM, AVX2 = CP__F_AVX2, CLZ = CP__F_CLZERO,
+       Z512 = CP__F_AVX512, CTR = CP__F_COUNTER };
+
+/* The Zen 4 VM (TSC 2.596 GHz, builtin amd-zen4: 20000 MB/s), medians and
+ * tails of 401 timed chunks (bench/results/amd-zen4/residency/): 16 KiB
+ * chunks of a target just cleared took 390-546 ticks in L2, p90 1352 at
+ * 16 MiB (LLC-resident), p10 3536 / p50 4264 / p90 5408 on the cold pool;
+ * one page 130-286 cached to 4 MiB, 1248-2262 cold. At the streaming rates'
+ * 52000 MB/s these L2 and LLC chunks were "uncached" 9-35 % of the time. */
+Test(residency, zen4_vm_chunk_timings)
+{
+	struct described z4 = x86_caches("AuthenticAMD", 0x19, 0x11,
+					 ERMS | FSRM | AVX2 | CLZ | Z512 | CTR, 1024, 32);
+	struct cp__timing t = timing(z4.policy.cached_min_mbps, 2.596e9, CP__RESIDENCY_CHUNK_PAGES);
+	cr_expect_eq(t.chunk_pages, 4, "16 KiB chunks at 2.596 GHz");
+	VERDICT("L2-resident, p90 of the first probe", &t, CP__CACHED, 1326);
+	VERDICT("LLC-resident 16 MiB, p90", &t, CP__CACHED, 1352);
+	VERDICT("LLC-resident 16 MiB, p99", &t, CP__CACHED, 1742);
+	VERDICT("cold, p10", &t, CP__UNCACHED, 3536);
+	VERDICT("cold, p90", &t, CP__UNCACHED, 5408);
+	VERDICT("a stall, then LLC-resident", &t, CP__CACHED, 400000, 910);
+	struct cp__timing p = timing(z4.policy.cached_min_mbps, 2.596e9, 1);
+	VERDICT("4 KiB cached to 4 MiB, p90", &p, CP__CACHED, 286);
+	/* cp_clear_pages_cold's history times one page and compares: no second */
+	cr_expect_gt(1248, p.limit_ticks, "4 KiB cold, p10: over the %llu-tick limit",
+		     (unsigned long long)p.limit_ticks);
+}
+
 #define INTEL_ALL (ERMS | FSRM | AVX2 | Z512 | CTR)
 
 /* The Intel family 6 model 167 VM: no built-in, L2 2 MiB, CPUID LLC 480 MiB. */
