@@ -142,8 +142,9 @@ void derive_write_profile(FILE *f, const struct derive_profile_id *id,
  * at a counter of hz: the geometric mean of the rate of a cached target's
  * slow chunks (hot_ticks: the p90 of a just-cleared LLC-resident buffer) and
  * of a cold one's fast chunks (cold_ticks: the p10 of cold slots), so either
- * side's tail is judged by the nearer. 0 (never estimate) when the two are
- * not at least DERIVE_CHUNK_MIN_SEPARATION apart, or an input is 0. */
+ * side's tail is judged by the nearer. 0 (tune writes no line: the
+ * defaults' threshold stands) when the two are not at least
+ * DERIVE_CHUNK_MIN_SEPARATION apart, or an input is 0. */
 #define DERIVE_CHUNK_MIN_SEPARATION 1.5
 unsigned derive_chunk_threshold(double hot_ticks, double cold_ticks, double hz,
 				size_t chunk_bytes);

@@ -76,7 +76,8 @@ unsigned tune_cached_min_mbps(const struct tune_targets *m, char *comment, size_
 		 "ticks (p90) on a 4M buffer just cleared,\n# %.0f (p10) on cold slots, at %.3f "
 		 "GHz: %s\n", c->chunk_bytes >> 10, c->kernel, c->hot_p90, c->cold_p10,
 		 (double)c->hz / 1e9, mbps ? "the geometric mean of their rates" :
-		 "not 1.5x apart, so no estimate (no line)");
+		 "not 1.5x apart (a pool small enough to\n# stay cached, or a coarse counter): "
+		 "no line, the defaults' threshold stands");
 	return mbps;
 }
 
