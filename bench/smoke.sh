@@ -124,8 +124,8 @@ $BENCH tune --quick --sizes 4k,64k --rounds 2 --force --pool 8M --out "$OUT/tune
 head -2 "$OUT/tune.profile" | grep -qx "version 3" && [ "$(tail -1 "$OUT/tune.profile")" = end ] ||
 	die "tune --out wrote no whole format-3 profile"
 # cold and use measured (the default --target): the uncached bands and the threshold
-# cached_min_mbps: timed chunks, hot against cold; an 8M pool may stay in the LLC, and then
-# the two are too close to fit, which the profile must say
+# cached_min_mbps: timed chunks, hot against cold; an 8M pool is under 4x any LLC, so the
+# profile says why it has no line (a pool that large measures it)
 grep -q "^uncached_band 0 " "$OUT/tune.profile" || die "tune --out wrote no uncached_band line"
 grep -q "^cached_min_mbps [1-9]" "$OUT/tune.profile" ||
 	grep -q "^# .*no line, the defaults' threshold stands$" "$OUT/tune.profile" ||

@@ -32,6 +32,7 @@ struct tune_chunks {
 	unsigned long long hz;     /* the counter's rate */
 	double hot_p90, cold_p10;  /* ticks */
 	const char *kernel;
+	size_t pool_bytes, llc_bytes;   /* not timed: a pool under 4x the LLC (not cold) */
 };
 /* Time the estimate's chunks on a just-cleared 4 MiB buffer and on the pool's
  * cold slots (the threshold's input: tune_cached_min_mbps). */

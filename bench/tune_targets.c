@@ -67,11 +67,15 @@ int tune_uncached_input(const struct tune *t, const struct tune_targets *m,
 unsigned tune_cached_min_mbps(const struct tune_targets *m, char *comment, size_t len)
 {
 	const struct tune_chunks *c = &m->chunks;
+	size_t l = strlen(comment);
+	if (c->pool_bytes)
+		snprintf(comment + l, len - l, "# cached_min_mbps: the pool (%zu MiB) is under 4x the "
+			 "LLC (%zu MiB), its slots may be cached:\n# no line, the defaults' threshold "
+			 "stands\n", c->pool_bytes >> 20, c->llc_bytes >> 20);
 	if (!c->chunk_bytes)
 		return 0;
 	unsigned mbps = derive_chunk_threshold(c->hot_p90, c->cold_p10, (double)c->hz,
 					       c->chunk_bytes);
-	size_t l = strlen(comment);
 	snprintf(comment + l, len - l, "# cached_min_mbps: %zu KiB chunks cleared by %s, %.0f "
 		 "ticks (p90) on a 4M buffer just cleared,\n# %.0f (p10) on cold slots, at %.3f "
 		 "GHz: %s\n", c->chunk_bytes >> 10, c->kernel, c->hot_p90, c->cold_p10,
