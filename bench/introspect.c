@@ -93,9 +93,7 @@ size_t bench_chunk_pages(unsigned long long *hz)
 
 unsigned long long bench_time_chunk(const struct cp_kernel *k, void *p, size_t pages)
 {
-	uint64_t t0 = cp__counter_start();
-	k->clear(p, pages);
-	return cp__counter_read() - t0;
+	return cp__timed_clear(k, p, pages);
 }
 
 static struct cp__policy saved_policy;

@@ -9,8 +9,9 @@
  * loses most to non-temporal stores at small extents (on the Intel VM:
  * temporal won to 1 MiB, non-temporal from 4 MiB), while a cold-only fit
  * would go non-temporal from 4 KiB. The residency threshold comes from the
- * estimate's own chunks, timed hot and on the cold pool (tune_chunks.c). Tables per kind show the
- * tuned and the default uncached kernels against the fastest.
+ * estimate's own chunks, timed hot and on the cold pool (tune_chunks.c).
+ * Tables per kind show the tuned and the default uncached kernels against
+ * the fastest.
  */
 #include <stdlib.h>
 #include <string.h>

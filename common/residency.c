@@ -172,9 +172,7 @@ void cp__plan_run(const struct cp__plan *pl, void *addr, size_t npages)
 		/* leave the verdict's kernel a part of the batch; a tail too short
 		 * to time keeps the last batch's verdict */
 		while (verdict == CP__TIME_ANOTHER && batch > chunk) {
-			uint64_t t0 = cp__counter_start();
-			pl->kernel->clear(p, chunk);
-			ticks[timed++] = cp__counter_read() - t0;
+			ticks[timed++] = cp__timed_clear(pl->kernel, p, chunk);
 			p += chunk * CP_PAGE_SIZE;
 			batch -= chunk;
 			npages -= chunk;
@@ -216,9 +214,7 @@ static void clear_cold_small(const struct cp__state *s, char *addr, size_t npage
 		nt->clear(addr, npages);
 		return;
 	}
-	uint64_t t0 = cp__counter_start();
-	t->clear(addr, timing.chunk_pages);
-	uint64_t ticks = cp__counter_read() - t0;
+	uint64_t ticks = cp__timed_clear(t, addr, timing.chunk_pages);
 	int cached = ticks <= timing.limit_ticks;
 	cold_history.cached = (unsigned char)cached;
 	if (npages > timing.chunk_pages)

@@ -85,6 +85,16 @@ struct cp__plan {
 	int untimed_cached;       /* a run too short to time: kernel (1) or uncached (0),
 				     what the extent alone would choose */
 };
+/* One chunk cleared by k between the counter's reads (counter.h: the start
+ * fences the caller's stores, the end does not wait for the chunk's): its
+ * ticks. The plans, the cold history and clearbench tune time chunks so. */
+static inline uint64_t cp__timed_clear(const struct cp_kernel *k, void *addr, size_t npages)
+{
+	uint64_t t0 = cp__counter_start();
+	k->clear(addr, npages);
+	return cp__counter_read() - t0;
+}
+
 struct cp__state;
 /* cp_clear_pages (and cp_clear's body, far ranges, parallel shares) and
  * cp_clear_pages_cold for an extent of `extent` pages. */
