@@ -197,29 +197,50 @@ static __thread struct {
 	unsigned char cached;
 } cold_history __attribute__((tls_model("initial-exec")));
 
+/* The one-page (or longer, for a slow counter) chunk a history verdict times;
+ * 0 where this call cannot be timed. Computed on the calls that time or seed
+ * only: the division is not for every call. */
+static size_t history_chunk(const struct cp__state *s, const struct cp_kernel *t, size_t npages,
+			    struct cp__timing *timing)
+{
+	if (is_nt(t) || !cp__timing_for(s->policy.cached_min_mbps, cp__counter_hz(s), 1, timing) ||
+	    timing->chunk_pages > npages)
+		return 0;
+	return timing->chunk_pages;
+}
+
 static void clear_cold_small(const struct cp__state *s, char *addr, size_t npages)
 {
 	const struct cp_kernel *nt = cp__bands_pick(&s->policy.cold, npages);
 	const struct cp_kernel *t = cp__bands_pick(&s->policy.any, npages);
+	struct cp__timing timing;
+	size_t chunk;
 	if (cold_history.calls_left) {
-		cold_history.calls_left--;
-		(cold_history.cached ? t : nt)->clear(addr, npages);
+		if (--cold_history.calls_left || cold_history.cached ||
+		    !(chunk = history_chunk(s, t, npages, &timing))) {
+			(cold_history.cached ? t : nt)->clear(addr, npages);
+			return;
+		}
+		/* The call before a timed one clears that chunk temporally: our
+		 * own non-temporal stores evict what they clear (AMD), so a buffer
+		 * cleared again and again, once judged cold, would be timed cold
+		 * from then on. On cold memory: one temporal chunk in 64 calls. */
+		t->clear(addr, chunk);
+		if (npages > chunk)
+			nt->clear(addr + chunk * CP_PAGE_SIZE, npages - chunk);
 		return;
 	}
-	struct cp__timing timing;
 	cold_history.calls_left = CP__COLD_HISTORY_CALLS - 1;
-	if (is_nt(t) || !cp__timing_for(s->policy.cached_min_mbps, cp__counter_hz(s), 1, &timing) ||
-	    timing.chunk_pages > npages) {
+	if (!(chunk = history_chunk(s, t, npages, &timing))) {
 		cold_history.cached = 0;     /* cannot time this: as the extent alone says */
 		nt->clear(addr, npages);
 		return;
 	}
-	uint64_t ticks = cp__timed_clear(t, addr, timing.chunk_pages);
+	uint64_t ticks = cp__timed_clear(t, addr, chunk);
 	int cached = ticks <= timing.limit_ticks;
 	cold_history.cached = (unsigned char)cached;
-	if (npages > timing.chunk_pages)
-		(cached ? t : nt)->clear(addr + timing.chunk_pages * CP_PAGE_SIZE,
-					  npages - timing.chunk_pages);
+	if (npages > chunk)
+		(cached ? t : nt)->clear(addr + chunk * CP_PAGE_SIZE, npages - chunk);
 }
 #endif
 

@@ -24,7 +24,9 @@
  * cp_clear_pages_cold below 1 MiB cannot afford a temporal chunk per call
  * (4 KiB of cold memory cleared temporally: 1.3x the non-temporal time), so
  * the calling thread keeps a verdict and times one page of every 64th call
- * (hosted only: it needs thread-local storage).
+ * (hosted only: it needs thread-local storage); under an "uncached" verdict
+ * the call before clears that page temporally, so that it is not timed on
+ * lines our own non-temporal stores evicted.
  *
  * Counter: x86 TSC, arm64 CNTVCT_EL0 (arch/<arch>/counter.h). Its rate:
  * cp__cpu.counter_hz, or measured against CLOCK_MONOTONIC from the first use
