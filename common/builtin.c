@@ -5,18 +5,20 @@
  * this kernel`; the figures behind every row are in bench/results/<host>/
  * (clearbench sweep and parallel on that host), cited beside it.
  *
- * The last but one number is the residency threshold, cached_min_mbps
- * (residency.h): a timed chunk between the rates of a cached and a cold
- * target is judged by the nearer. Where chunks were timed (amd-zen4), the
- * geometric mean of their rates; elsewhere of one core's streaming rates in
- * the LLC (the hot sweep at 4 MiB) and in DRAM (hot, from 4x the LLC), which
- * agreed with the chunks on the Intel VM but not on Zen 4 (see there). Their
- * uncached bands come from the generic rule (L2 size): on the two hosts that
- * ran the cold and use sweeps (intel-family6-model167, generic; amd-zen4)
- * it held.
+ * After the bands, the smallest parallel share; then the residency threshold,
+ * cached_min_mbps (residency.h): a timed chunk between the rates of a cached
+ * and a cold target is judged by the nearer. Where chunks were timed (the
+ * AMD hosts), the geometric mean of their rates; elsewhere of one core's
+ * streaming rates in the LLC (the hot sweep at 4 MiB) and in DRAM (hot, from
+ * 4x the LLC), which agreed with the chunks on the Intel VM but not on Zen 4
+ * (see there).
  * Then discard_from (cp_zero's CP_ZERO_MAY_DISCARD on resident memory): 0,
  * the generic rule's, where the zero scenario never ran; CP__BAND_UNUSED
  * (never) where tune's discard fit said none.
+ * Last, where the uncached bands go non-temporal: 0, the generic rule's L2
+ * size, which held on the Intel VM (generic) and Zen 4; measured where it
+ * did not (amd-zen3: temporal stores won cold-then-written targets to 2 MiB,
+ * four times its L2).
  */
 #include "select.h"
 
@@ -30,7 +32,7 @@ const struct cp__builtin cp__builtins[] = {
 	 * non-temporal. Two 4 MiB shares already gain 1.2x. */
 	/* Threshold: rep stosb 28 GB/s at 4 MiB, 10.3 from 128 MiB: 17 GB/s. */
 	{ "intel-sapphire-rapids", 3,
-	  { { 0, "avx2" }, { 2, "rep_stosb" }, { MIB(64), "avx2_nt" } }, MIB(4), 17000, 0 },
+	  { { 0, "avx2" }, { 2, "rep_stosb" }, { MIB(64), "avx2_nt" } }, MIB(4), 17000, 0, 0 },
 	/* bench/results/intel-emerald-rapids/: zmm stores lead to 16 KiB (by
 	 * 5-45 %); at 32 KiB they fell to half in two of three sweeps while rep
 	 * stosb held, and from there on rep stosb is level or ahead; at 32 MiB
@@ -38,7 +40,7 @@ const struct cp__builtin cp__builtins[] = {
 	 * non-temporal ones hold 17.5-20, and at 64 MiB temporal ones are at 8. */
 	/* Threshold: rep stosb 21 GB/s at 4 MiB, 6.3 at 1 GiB: 11.5 GB/s. */
 	{ "intel-emerald-rapids", 3,
-	  { { 0, "avx512" }, { KIB(32), "rep_stosb" }, { MIB(32), "avx2_nt" } }, MIB(4), 11500, 0 },
+	  { { 0, "avx512" }, { KIB(32), "rep_stosb" }, { MIB(32), "avx2_nt" } }, MIB(4), 11500, 0, 0 },
 	/* bench/results/amd-zen4/: avx2 level with or ahead of rep stosb to
 	 * 8 MiB; avx2_nt leads every kernel (clzero by 8-18 %) from 16 MiB, half
 	 * the L3. One core nearly saturates memory: splitting loses below
@@ -56,16 +58,25 @@ const struct cp__builtin cp__builtins[] = {
 	 * against 0.8-1.1 ms), and on THP, the call then every line written
 	 * 1.6-2.2x the stores then the writes. */
 	{ "amd-zen4", 2,
-	  { { 0, "avx2" }, { MIB(16), "avx2_nt" } }, MIB(8), 20000, CP__BAND_UNUSED },
-	/* bench/results/amd-zen3/: avx2 stores 80 GB/s at 4 KiB against 48 for
-	 * rep stosb, ~60 to 8 MiB; avx2_nt and clzero tie at ~39 from 64 MiB.
-	 * Non-temporal from half the 32 MiB L3, as on Zen 4 (same L3 per CCX). */
-	/* Threshold: the generic one (16 GB/s). No chunk was timed on Zen 3;
-	 * the streaming rates' geometric mean (36 GB/s) is what overshot on Zen 4
-	 * by 2.6x, and Zen 3's cache writes are slower than Zen 4's (avx2 ~60
-	 * against ~100 GB/s to 8 MiB), so its chunk threshold is at most Zen 4's
-	 * 20 GB/s. */
+	  { { 0, "avx2" }, { MIB(16), "avx2_nt" } }, MIB(8), 20000, CP__BAND_UNUSED, 0 },
+	/* bench/results/amd-zen3/: avx2 leads every kernel to 8 MiB (80 GB/s
+	 * at 4 KiB against 45 for rep stosb, level with it from 1 MiB); at
+	 * 16 MiB temporal stores fall to 10-14 GB/s against 28 for avx2_nt (this
+	 * VM's L3 share does not hold a 16 MiB buffer: its chunks time as cold);
+	 * clzero and avx2_nt trade places from 16 MiB (0.94-1.08 in the medians
+	 * of three hot sweeps). */
+	/* Threshold: 16 KiB chunks took 441-1078 ticks (p90) on buffers of
+	 * 16 KiB-8 MiB just cleared, 4263-5758 (p10) on cold slots, at 2.445 GHz:
+	 * 37 and 7-9 GB/s, geometric means 17200 (probe) and 18690 (tune). Of
+	 * 401 chunks of a hot 4 or 8 MiB buffer 1-3 were over 16000's limit,
+	 * 1-7 over 20000's; no cold one was under either. So 16000: hot 1-8 MiB
+	 * auto/avx2 0.97-1.03 in three focused sweeps, 0.92-1.12 at 18000. */
+	/* Uncached from 4 MiB, not the 512 KiB L2: cold, then written, avx2_nt
+	 * ran 0.78-0.91 of avx2 at 512 KiB-2 MiB (three crossover runs and
+	 * tune) and 0.93-1.19 at 4 MiB. */
+	/* discard_from: never, as on Zen 4: on 4 KiB pages madvise alone took
+	 * 2.7-4.1x the stores at every extent to 128 MiB (tune). */
 	{ "amd-zen3", 2,
-	  { { 0, "avx2" }, { MIB(16), "avx2_nt" } }, MIB(8), 0, 0 },
+	  { { 0, "avx2" }, { MIB(16), "avx2_nt" } }, MIB(8), 16000, CP__BAND_UNUSED, MIB(4) },
 };
 const size_t cp__builtins_len = sizeof(cp__builtins) / sizeof(cp__builtins[0]);

@@ -32,7 +32,9 @@
  * (bench/results/intel-family6-model167/) cold, then written, temporal won to
  * 1 MiB and non-temporal from 4 MiB; L2 is 2 MiB. Cold alone, non-temporal
  * won from 4 KiB, but cp_clear_pages does not know the memory will not be
- * used, so it keeps the rows that serve the "then written" case.
+ * used, so it keeps the rows that serve the "then written" case. A built-in
+ * profile may name its own start where the L2 size was measured to lose
+ * (builtin.c: Zen 3, 4 MiB).
  * The residency threshold (cached_min_mbps): 16000 MB/s, where the built-in
  * profile gives none. On the Intel VM a 16 KiB temporal chunk ran at
  * 22-28 GB/s on an LLC-resident target and 7.9-9.5 on a cold one; 16 GB/s
@@ -154,27 +156,30 @@ static void derive_hot_cold(const struct cp__select_in *in, struct cp__policy *p
 }
 
 /* The uncached bands from any (header comment): any's rows below the L2
- * size, then any's first non-temporal kernel (or the generic one) from the
- * L2 size, then any's non-temporal rows after it. */
-static void derive_uncached(const struct cp__select_in *in, struct cp__policy *p)
+ * size (or the built-in's measured start, b), then any's first non-temporal
+ * kernel (or the generic one) from there, then any's non-temporal rows after
+ * it. */
+static void derive_uncached(const struct cp__select_in *in, const struct cp__builtin *b,
+			    struct cp__policy *p)
 {
 	struct cp__band rows[CP__MAX_BANDS], out[CP__MAX_BANDS + 1];
 	unsigned n = bands_rows(&p->any, rows), m = 0;
-	size_t l2 = in->cpu->l2_bytes / CP_PAGE_SIZE;
+	size_t nt_from = b && b->uncached_nt_from_pages ? b->uncached_nt_from_pages :
+						       in->cpu->l2_bytes / CP_PAGE_SIZE;
 	const struct cp_kernel *nt = NULL;
 	for (unsigned i = 0; i < n && !nt; i++)
 		if (is_nt(rows[i].kernel))
 			nt = rows[i].kernel;
 	if (!nt)
 		nt = generic_pick(in, 1);
-	if (l2 < 1)
-		l2 = 1;
-	for (unsigned i = 0; i < n && rows[i].from_pages < l2; i++)
+	if (nt_from < 1)
+		nt_from = 1;
+	for (unsigned i = 0; i < n && rows[i].from_pages < nt_from; i++)
 		out[m++] = rows[i];
 	if (!m || !is_nt(out[m - 1].kernel))
-		out[m++] = (struct cp__band){ l2, nt };
+		out[m++] = (struct cp__band){ nt_from, nt };
 	for (unsigned i = 0; i < n; i++)
-		if (rows[i].from_pages > l2 && is_nt(rows[i].kernel) && m < CP__MAX_BANDS)
+		if (rows[i].from_pages > nt_from && is_nt(rows[i].kernel) && m < CP__MAX_BANDS)
 			out[m++] = rows[i];
 	cp__bands_set(&p->uncached, out, m < CP__MAX_BANDS ? m : CP__MAX_BANDS);
 }
@@ -323,7 +328,7 @@ const struct cp__builtin *cp__select(const struct cp__select_in *in, struct cp__
 	else
 		defaults_generic(in, out);
 	derive_hot_cold(in, out);
-	derive_uncached(in, out);
+	derive_uncached(in, b, out);
 	if (in->has_nt_threshold) {
 		/* the caller said where non-temporal stores begin: whatever the memory */
 		apply_nt_threshold(in->nt_threshold_pages, out);
@@ -334,11 +339,11 @@ const struct cp__builtin *cp__select(const struct cp__select_in *in, struct cp__
 	if (pr && pr->version >= 2) {
 		cp__bands_set(&out->any, pr->bands, pr->nbands);
 		derive_hot_cold(in, out);
-		derive_uncached(in, out);
+		derive_uncached(in, b, out);
 		cp__bands_set(&out->uncached, pr->uncached, pr->nuncached);   /* v3, when given */
 	} else if (pr) {
 		apply_v1(pr, out);
-		derive_uncached(in, out);
+		derive_uncached(in, b, out);
 	}
 	if (pr && pr->has_parallel)
 		out->parallel_min_share_pages = pr->parallel_min_share_pages;

@@ -29,6 +29,8 @@ struct cp__builtin {
 	unsigned cached_min_mbps;               /* residency threshold; 0: the generic one */
 	size_t discard_from_pages;              /* cp_zero's discard; 0: the generic one,
 						   CP__BAND_UNUSED: never */
+	size_t uncached_nt_from_pages;          /* where the uncached bands go
+						   non-temporal; 0: the L2 size */
 };
 extern const struct cp__builtin cp__builtins[];
 extern const size_t cp__builtins_len;
