@@ -281,9 +281,12 @@ static int kind_plot(const char *path, const struct sweep_kind *k, const struct 
 		snprintf(name, sizeof(name), "%s (best kernel)", p.s[best].name);
 		snprintf(p.s[best].name, sizeof(p.s[best].name), "%s", name);
 	}
+	/* where auto switches kernels: on cold and use targets the uncached
+	 * bands' switches, which the estimate takes there */
 	size_t from[BENCH_MAX_BANDS];
 	const struct cp_kernel *kb[BENCH_MAX_BANDS];
-	size_t nb = bench_auto_bands(from, kb, BENCH_MAX_BANDS);
+	size_t nb = k->kind == BK_HOT ? bench_auto_bands(from, kb, BENCH_MAX_BANDS) :
+		    bench_bands_of(bench_uncached_kernel, from, kb, BENCH_MAX_BANDS);
 	for (size_t i = 1; i < nb && p.nmarks < 16; i++) {
 		p.mark_x[p.nmarks] = (double)from[i] * CP_PAGE_SIZE;
 		snprintf(p.mark_label[p.nmarks++], sizeof(p.mark_label[0]), "auto: %s", kb[i]->name);
