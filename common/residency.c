@@ -209,44 +209,62 @@ static size_t history_chunk(const struct cp__state *s, const struct cp_kernel *t
 	return timing->chunk_pages;
 }
 
-static void clear_cold_small(const struct cp__state *s, char *addr, size_t npages)
+/* The calls that time or seed (one in 64): out of line, so that the other 63
+ * pay one band lookup and a tail call. */
+static void __attribute__((noinline)) clear_cold_timed(const struct cp__state *s, char *addr,
+							size_t npages, int seed)
 {
 	const struct cp_kernel *nt = cp__bands_pick(&s->policy.cold, npages);
 	const struct cp_kernel *t = cp__bands_pick(&s->policy.any, npages);
 	struct cp__timing timing;
-	size_t chunk;
-	if (cold_history.calls_left) {
-		if (--cold_history.calls_left || cold_history.cached ||
-		    !(chunk = history_chunk(s, t, npages, &timing))) {
-			(cold_history.cached ? t : nt)->clear(addr, npages);
-			return;
-		}
+	size_t chunk = history_chunk(s, t, npages, &timing);
+	if (!chunk) {
+		if (!seed)
+			cold_history.cached = 0;   /* cannot time this: as the extent alone says */
+		nt->clear(addr, npages);
+		return;
+	}
+	int cached = 0;
+	if (seed) {
 		/* The call before a timed one clears that chunk temporally: our
 		 * own non-temporal stores evict what they clear (AMD), so a buffer
 		 * cleared again and again, once judged cold, would be timed cold
 		 * from then on. On cold memory: one temporal chunk in 64 calls. */
 		t->clear(addr, chunk);
-		if (npages > chunk)
-			nt->clear(addr + chunk * CP_PAGE_SIZE, npages - chunk);
-		return;
+	} else {
+		cached = cp__timed_clear(t, addr, chunk) <= timing.limit_ticks;
+		cold_history.cached = (unsigned char)cached;
 	}
-	cold_history.calls_left = CP__COLD_HISTORY_CALLS - 1;
-	if (!(chunk = history_chunk(s, t, npages, &timing))) {
-		cold_history.cached = 0;     /* cannot time this: as the extent alone says */
-		nt->clear(addr, npages);
-		return;
-	}
-	uint64_t ticks = cp__timed_clear(t, addr, chunk);
-	int cached = ticks <= timing.limit_ticks;
-	cold_history.cached = (unsigned char)cached;
 	if (npages > chunk)
 		(cached ? t : nt)->clear(addr + chunk * CP_PAGE_SIZE, npages - chunk);
 }
+
+static inline void clear_cold_small(const struct cp__state *s, char *addr, size_t npages)
+{
+	if (!cold_history.calls_left) {
+		cold_history.calls_left = CP__COLD_HISTORY_CALLS - 1;
+		clear_cold_timed(s, addr, npages, 0);
+	} else if (--cold_history.calls_left || cold_history.cached) {
+		cp__bands_pick(cold_history.cached ? &s->policy.any : &s->policy.cold, npages)
+			->clear(addr, npages);
+	} else {
+		clear_cold_timed(s, addr, npages, 1);
+	}
+}
 #endif
+
+/* From CP__COLD_HISTORY_BELOW_PAGES: the per-batch plan, out of line so that
+ * its frame is not the small calls'. */
+static void __attribute__((noinline)) clear_cold_planned(const struct cp__state *s, void *addr,
+							  size_t npages)
+{
+	struct cp__plan pl;
+	cp__plan_cold(s, npages, &pl);
+	cp__plan_run(&pl, addr, npages);
+}
 
 void cp__clear_cold_estimated(const struct cp__state *s, void *addr, size_t npages)
 {
-	struct cp__plan pl;
 #ifndef CLEARPAGES_FREESTANDING
 	if (npages < CP__COLD_HISTORY_BELOW_PAGES) {
 		clear_cold_small(s, addr, npages);
@@ -259,6 +277,5 @@ void cp__clear_cold_estimated(const struct cp__state *s, void *addr, size_t npag
 		return;
 	}
 #endif
-	cp__plan_cold(s, npages, &pl);
-	cp__plan_run(&pl, addr, npages);
+	clear_cold_planned(s, addr, npages);
 }
