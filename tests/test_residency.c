@@ -192,23 +192,38 @@ enum { ERMS = CP__F_ERMS, FSRM = CP__F_FSRM, AVX2 = CP__F_AVX2, CLZ = CP__F_CLZE
  * 16 MiB (LLC-resident), p10 3536 / p50 4264 / p90 5408 on the cold pool;
  * one page 130-286 cached to 4 MiB, 1248-2262 cold. At the streaming rates'
  * 52000 MB/s these L2 and LLC chunks were "uncached" 9-35 % of the time. */
+/* A described host's 16 KiB chunk timing at its policy's threshold. */
+static struct cp__timing host_chunks(const char *who, const struct described *d, double hz)
+{
+	struct cp__timing t = timing(d->policy.cached_min_mbps, hz, CP__RESIDENCY_CHUNK_PAGES);
+	cr_expect_eq(t.chunk_pages, 4, "%s: 16 KiB chunks at %.3f GHz", who, hz / 1e9);
+	return t;
+}
+
+/* One page, as cp_clear_pages_cold's history times it: cached at the p90 of
+ * pages of buffers up to 4 MiB, over the limit at the p10 of cold ones (the
+ * history compares once: no second chunk). */
+static void host_page(const char *who, const struct described *d, double hz,
+		      uint64_t cached_p90, uint64_t cold_p10)
+{
+	struct cp__timing p = timing(d->policy.cached_min_mbps, hz, 1);
+	VERDICT(who, &p, CP__CACHED, cached_p90);
+	cr_expect_gt(cold_p10, p.limit_ticks, "%s: 4 KiB cold, p10 %llu: over the %llu-tick limit",
+		     who, (unsigned long long)cold_p10, (unsigned long long)p.limit_ticks);
+}
+
 Test(residency, zen4_vm_chunk_timings)
 {
 	struct described z4 = x86_caches("AuthenticAMD", 0x19, 0x11,
 					 ERMS | FSRM | AVX2 | CLZ | Z512 | CTR, 1024, 32);
-	struct cp__timing t = timing(z4.policy.cached_min_mbps, 2.596e9, CP__RESIDENCY_CHUNK_PAGES);
-	cr_expect_eq(t.chunk_pages, 4, "16 KiB chunks at 2.596 GHz");
+	struct cp__timing t = host_chunks("zen4", &z4, 2.596e9);
 	VERDICT("L2-resident, p90 of the first probe", &t, CP__CACHED, 1326);
 	VERDICT("LLC-resident 16 MiB, p90", &t, CP__CACHED, 1352);
 	VERDICT("LLC-resident 16 MiB, p99", &t, CP__CACHED, 1742);
 	VERDICT("cold, p10", &t, CP__UNCACHED, 3536);
 	VERDICT("cold, p90", &t, CP__UNCACHED, 5408);
 	VERDICT("a stall, then LLC-resident", &t, CP__CACHED, 400000, 910);
-	struct cp__timing p = timing(z4.policy.cached_min_mbps, 2.596e9, 1);
-	VERDICT("4 KiB cached to 4 MiB, p90", &p, CP__CACHED, 286);
-	/* cp_clear_pages_cold's history times one page and compares: no second */
-	cr_expect_gt(1248, p.limit_ticks, "4 KiB cold, p10: over the %llu-tick limit",
-		     (unsigned long long)p.limit_ticks);
+	host_page("zen4, one page", &z4, 2.596e9, 286, 1248);
 }
 
 /* The Zen 3 VM (TSC 2.445 GHz, builtin amd-zen3: 16000 MB/s), 401 timed
@@ -226,8 +241,7 @@ static struct described zen3_vm(void)
 Test(residency, zen3_vm_chunk_timings)
 {
 	struct described z3 = zen3_vm();
-	struct cp__timing t = timing(z3.policy.cached_min_mbps, 2.445e9, CP__RESIDENCY_CHUNK_PAGES);
-	cr_expect_eq(t.chunk_pages, 4, "16 KiB chunks at 2.445 GHz");
+	struct cp__timing t = host_chunks("zen3", &z3, 2.445e9);
 	VERDICT("L2-resident 16 KiB, p90", &t, CP__CACHED, 466);
 	VERDICT("4 MiB just cleared, p90", &t, CP__CACHED, 1078);
 	VERDICT("8 MiB just cleared, p90", &t, CP__CACHED, 931);
@@ -238,10 +252,7 @@ Test(residency, zen3_vm_chunk_timings)
 	VERDICT("cold, p90 then p50", &t, CP__UNCACHED, 10951, 6517);
 	VERDICT("16 MiB, not held by the L3: p50", &t, CP__UNCACHED, 2646);
 	VERDICT("a stall, then cached", &t, CP__CACHED, 400000, 1078);
-	struct cp__timing p = timing(z3.policy.cached_min_mbps, 2.445e9, 1);
-	VERDICT("4 KiB cached to 4 MiB, p90", &p, CP__CACHED, 294);
-	cr_expect_gt(1543, p.limit_ticks, "4 KiB cold, p10: over the %llu-tick limit",
-		     (unsigned long long)p.limit_ticks);
+	host_page("zen3, one page", &z3, 2.445e9, 294, 1543);
 }
 
 #define INTEL_ALL (ERMS | FSRM | AVX2 | Z512 | CTR)
