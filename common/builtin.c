@@ -60,12 +60,12 @@ const struct cp__builtin cp__builtins[] = {
 	{ "amd-zen4", 2,
 	  { { 0, "avx2" }, { MIB(16), "avx2_nt" } }, MIB(8), 20000, CP__BAND_UNUSED, 0 },
 	/* bench/results/amd-zen3/: avx2 leads every kernel to 8 MiB (80 GB/s
-	 * at 4 KiB against 45 for rep stosb, level with it from 1 MiB); at
+	 * at 4 KiB against 45 for rep stosb, within 7 % of it from 1 MiB); at
 	 * 16 MiB temporal stores fall to 10-14 GB/s against 28 for avx2_nt (this
 	 * VM's L3 share does not hold a 16 MiB buffer: its chunks time as cold);
-	 * clzero and avx2_nt trade places from 16 MiB (0.94-1.08 in the medians
-	 * of three hot sweeps). */
-	/* Threshold: 16 KiB chunks took 441-1078 ticks (p90) on buffers of
+	 * from there clzero / avx2_nt ran 0.82-1.32 from sweep to sweep, and
+	 * tune re-measured the two level. */
+	/* Threshold: 16 KiB chunks took 466-1078 ticks (p90) on buffers of
 	 * 16 KiB-8 MiB just cleared, 4263-5758 (p10) on cold slots, at 2.445 GHz:
 	 * 37 and 7-9 GB/s, geometric means 17200 (probe) and 18690 (tune). Of
 	 * 401 chunks of a hot 4 or 8 MiB buffer 1-3 were over 16000's limit,
@@ -75,7 +75,7 @@ const struct cp__builtin cp__builtins[] = {
 	 * ran 0.78-0.91 of avx2 at 512 KiB-2 MiB (three crossover runs and
 	 * tune) and 0.93-1.19 at 4 MiB. */
 	/* discard_from: never, as on Zen 4: on 4 KiB pages madvise alone took
-	 * 2.7-4.1x the stores at every extent to 128 MiB (tune). */
+	 * 2.4-4.6x the stores at every extent to 128 MiB (tune, three runs). */
 	{ "amd-zen3", 2,
 	  { { 0, "avx2" }, { MIB(16), "avx2_nt" } }, MIB(8), 16000, CP__BAND_UNUSED, MIB(4) },
 };
