@@ -186,12 +186,6 @@ static void expect_residency(const char *who, const struct cp__policy *p,
 enum { ERMS = CP__F_ERMS, FSRM = CP__F_FSRM, AVX2 = CP__F_AVX2, CLZ = CP__F_CLZERO,
        Z512 = CP__F_AVX512, CTR = CP__F_COUNTER };
 
-/* The Zen 4 VM (TSC 2.596 GHz, builtin amd-zen4: 20000 MB/s), medians and
- * tails of 401 timed chunks (bench/results/amd-zen4/residency/): 16 KiB
- * chunks of a target just cleared took 390-546 ticks in L2, p90 1352 at
- * 16 MiB (LLC-resident), p10 3536 / p50 4264 / p90 5408 on the cold pool;
- * one page 130-286 cached to 4 MiB, 1248-2262 cold. At the streaming rates'
- * 52000 MB/s these L2 and LLC chunks were "uncached" 9-35 % of the time. */
 /* A described host's 16 KiB chunk timing at its policy's threshold. */
 static struct cp__timing host_chunks(const char *who, const struct described *d, double hz)
 {
@@ -212,10 +206,21 @@ static void host_page(const char *who, const struct described *d, double hz,
 		     who, (unsigned long long)cold_p10, (unsigned long long)p.limit_ticks);
 }
 
+/* The Zen 4 VM (TSC 2.596 GHz, builtin amd-zen4: 20000 MB/s), medians and
+ * tails of 401 timed chunks (bench/results/amd-zen4/residency/): 16 KiB
+ * chunks of a target just cleared took 390-546 ticks in L2, p90 1352 at
+ * 16 MiB (LLC-resident), p10 3536 / p50 4264 / p90 5408 on the cold pool;
+ * one page 130-286 cached to 4 MiB, 1248-2262 cold. At the streaming rates'
+ * 52000 MB/s these L2 and LLC chunks were "uncached" 9-35 % of the time. */
+static struct described zen4_vm(void)
+{
+	return x86_caches("AuthenticAMD", 0x19, 0x11, ERMS | FSRM | AVX2 | CLZ | Z512 | CTR, 1024,
+			  32);
+}
+
 Test(residency, zen4_vm_chunk_timings)
 {
-	struct described z4 = x86_caches("AuthenticAMD", 0x19, 0x11,
-					 ERMS | FSRM | AVX2 | CLZ | Z512 | CTR, 1024, 32);
+	struct described z4 = zen4_vm();
 	struct cp__timing t = host_chunks("zen4", &z4, 2.596e9);
 	VERDICT("L2-resident, p90 of the first probe", &t, CP__CACHED, 1326);
 	VERDICT("LLC-resident 16 MiB, p90", &t, CP__CACHED, 1352);
@@ -285,8 +290,7 @@ Test(residency, recorded_family6_model167_sweeps)
  * non-temporally (clzero), below the extent where the estimate runs. */
 Test(residency, recorded_zen4_vm_sweeps)
 {
-	struct described z4 = x86_caches("AuthenticAMD", 0x19, 0x11,
-					 ERMS | FSRM | AVX2 | CLZ | Z512 | CTR, 1024, 32);
+	struct described z4 = zen4_vm();
 	score_recorded("tests/data/amd-zen4-hot.csv", &z4.policy.any, 0.93);
 	score_recorded("tests/data/amd-zen4-use.csv", &z4.policy.uncached, 0.90);
 }
@@ -336,8 +340,7 @@ Test(residency, builtins_uncached_bands)
 	expect_residency("zen3", &z3.policy, BANDS({ 0, "avx2" }, { MIB_PAGES(16), "avx2_nt" }),
 			 BANDS({ 0, "avx2" }, { MIB_PAGES(4), "avx2_nt" }), 16000, MIB_PAGES(4),
 			 MIB_PAGES(16));
-	struct described z4 = x86_caches("AuthenticAMD", 0x19, 0x11,
-					 ERMS | FSRM | AVX2 | CLZ | Z512 | CTR, 1024, 32);
+	struct described z4 = zen4_vm();
 	cr_expect_str_eq(z4.source, "builtin:amd-zen4");
 	expect_residency("zen4", &z4.policy, BANDS({ 0, "avx2" }, { MIB_PAGES(16), "avx2_nt" }),
 			 BANDS({ 0, "avx2" }, { MIB_PAGES(1), "avx2_nt" }), 20000, MIB_PAGES(1),
