@@ -22,17 +22,6 @@ const char *cp_version(void)
 	return CP_STR(CP_VERSION_MAJOR) "." CP_STR(CP_VERSION_MINOR) "." CP_STR(CP_VERSION_PATCH);
 }
 
-/* From the estimate's extent: a plan (common/residency.h). Out of line, so
- * that the plan on the stack costs the small calls no frame: below the
- * extent cp_clear_pages ends in a tail call of the kernel. */
-static void __attribute__((noinline)) clear_any_estimated(const struct cp__state *s,
-							 void *addr, size_t npages)
-{
-	struct cp__plan pl;
-	cp__plan_any(s, npages, &pl);
-	cp__plan_run(&pl, addr, npages);
-}
-
 /* cp_clear_pages past its checks, and cp_zero's body: the band's kernel,
  * or, from the extent where the cached and uncached bands part, the
  * estimate's choice. One comparison below it. */
@@ -42,7 +31,7 @@ static inline void clear_any(void *addr, size_t npages)
 	if (npages < s->policy.estimate_from_pages)
 		cp__bands_pick(&s->policy.any, npages)->clear(addr, npages);
 	else
-		clear_any_estimated(s, addr, npages);
+		cp__clear_any_estimated(s, addr, npages);   /* out of line: no plan frame below */
 }
 
 /* Non-temporal, unless the target is cached and any's band is temporal

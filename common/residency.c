@@ -143,6 +143,7 @@ void cp__plan_any(const struct cp__state *s, size_t extent, struct cp__plan *out
 {
 	out->kernel = cp__bands_pick(&s->policy.any, extent);
 	out->uncached = NULL;
+	out->reused = 0;
 	if (extent >= s->policy.estimate_from_pages)
 		plan_pair(s, out->kernel, cp__bands_pick(&s->policy.uncached, extent), out);
 }
@@ -151,19 +152,20 @@ void cp__plan_cold(const struct cp__state *s, size_t extent, struct cp__plan *ou
 {
 	out->kernel = cp__bands_pick(&s->policy.cold, extent);
 	out->uncached = NULL;
+	out->reused = 0;
 	if (extent < s->policy.cold_estimate_below_pages)
 		plan_pair(s, cp__bands_pick(&s->policy.any, extent), out->kernel, out);
 }
 
-void cp__plan_run(const struct cp__plan *pl, void *addr, size_t npages)
+int cp__plan_run(const struct cp__plan *pl, void *addr, size_t npages)
 {
 	if (!pl->uncached) {
 		pl->kernel->clear(addr, npages);
-		return;
+		return 1;
 	}
 	char *p = addr;
 	size_t chunk = pl->timing.chunk_pages;
-	int cached = pl->untimed_cached;
+	int cached = pl->untimed_cached, all_cached = 1;
 	while (npages) {
 		size_t batch = npages < CP__RESIDENCY_BATCH_PAGES ? npages : CP__RESIDENCY_BATCH_PAGES;
 		uint64_t ticks[2];
@@ -178,12 +180,75 @@ void cp__plan_run(const struct cp__plan *pl, void *addr, size_t npages)
 			npages -= chunk;
 			verdict = cp__residency_verdict(&pl->timing, ticks, timed);
 		}
-		if (timed)
+		if (timed) {
 			cached = verdict == CP__CACHED;
-		(cached ? pl->kernel : pl->uncached)->clear(p, batch);
+			all_cached &= cached;
+		}
+		(cached || pl->reused ? pl->kernel : pl->uncached)->clear(p, batch);
 		p += batch * CP_PAGE_SIZE;
 		npages -= batch;
 	}
+	return all_cached;
+}
+
+/* ---- cp_clear_pages from the estimate's extent ---- */
+
+#ifndef CLEARPAGES_FREESTANDING
+/* The range this thread last cleared through cp_clear_pages' plan: how many
+ * clears of it in a row timed cached, and how many more may clear it
+ * temporally over slow chunks. Initial-exec TLS, as below; a handler that
+ * interrupts an update leaves at worst a wrong guess. */
+static __thread struct {
+	uintptr_t addr;
+	size_t npages;
+	unsigned cached_run, graces;
+} any_history __attribute__((tls_model("initial-exec")));
+
+void cp__reuse_history_forget(void)
+{
+	any_history.addr = 0;
+	any_history.npages = 0;
+	any_history.cached_run = 0;
+	any_history.graces = 0;
+}
+
+/* The history after a clear of this range: cached (every chunk timed
+ * cached) or not, graced (cleared temporally over slow chunks) or not. */
+static void note_clear(int again, int cached, int graced)
+{
+	unsigned run = again ? any_history.cached_run : 0;
+	if (cached) {
+		run += run < CP__REUSE_MIN_CACHED_RUN;     /* saturates at the minimum */
+		any_history.graces = run >= CP__REUSE_MIN_CACHED_RUN ? CP__REUSE_GRACE_CALLS : 0;
+	} else if (graced) {
+		any_history.graces--;
+	} else {
+		run = 0;
+		any_history.graces = 0;
+	}
+	any_history.cached_run = run;
+}
+#endif
+
+void __attribute__((noinline)) cp__clear_any_estimated(const struct cp__state *s, void *addr,
+						    size_t npages)
+{
+	struct cp__plan pl;
+	cp__plan_any(s, npages, &pl);
+#ifndef CLEARPAGES_FREESTANDING
+	if (!pl.uncached) {           /* nothing timed: nothing learnt either */
+		pl.kernel->clear(addr, npages);
+		return;
+	}
+	int again = any_history.addr == (uintptr_t)addr && any_history.npages == npages;
+	pl.reused = again && any_history.graces;
+	int cached = cp__plan_run(&pl, addr, npages);
+	note_clear(again, cached, pl.reused);
+	any_history.addr = (uintptr_t)addr;
+	any_history.npages = npages;
+#else
+	cp__plan_run(&pl, addr, npages);
+#endif
 }
 
 /* ---- cp_clear_pages_cold ---- */

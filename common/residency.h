@@ -21,6 +21,17 @@
  * batch.
  * Measured alternatives and why they lost: docs/dispatch.md.
  *
+ * cp_clear_pages (and cp_clear's body) on the range the calling thread
+ * cleared last, whose last 3 clears timed cached: a slow chunk means the
+ * range was evicted in between (another process ran), and a caller that
+ * clears one block again and again (an allocator's calloc-free loop) will
+ * clear it next time too. Non-temporal stores would keep it out of the caches
+ * and leave the next call's temporal stores to fetch it (AMD: they evict what
+ * they clear), so up to 4 such calls in a row keep the temporal kernel, each
+ * still timed; a cached chunk grants 4 again. Zen 3 VM, 4 MiB, the block
+ * evicted every N clears: temporal wins from N = 3-4, non-temporal below,
+ * hence the cached run of 3. Hosted only (thread-local storage).
+ *
  * cp_clear_pages_cold below 1 MiB cannot afford a temporal chunk per call
  * (4 KiB of cold memory cleared temporally: 1.3x the non-temporal time), so
  * the calling thread keeps a verdict and times one page of every 64th call
@@ -59,6 +70,11 @@
 /* cp_clear_pages_cold: below this a thread's history decides (see above). */
 #define CP__COLD_HISTORY_BELOW_PAGES  256
 #define CP__COLD_HISTORY_CALLS        64
+/* cp_clear_pages on the range this thread cleared last, cached on its last
+ * CP__REUSE_MIN_CACHED_RUN clears or more: temporal over slow chunks, at most
+ * CP__REUSE_GRACE_CALLS calls in a row (see the top). */
+#define CP__REUSE_MIN_CACHED_RUN      3
+#define CP__REUSE_GRACE_CALLS         4
 
 /* How a chunk is timed: its size and the most ticks a cached one takes. */
 struct cp__timing {
@@ -86,6 +102,8 @@ struct cp__plan {
 	struct cp__timing timing;
 	int untimed_cached;       /* a run too short to time: kernel (1) or uncached (0),
 				     what the extent alone would choose */
+	int reused;               /* kernel throughout, whatever the chunks say (they are
+				     still timed, for the verdict cp__plan_run returns) */
 };
 /* One chunk cleared by k between the counter's reads (counter.h: the start
  * fences the caller's stores, the end does not wait for the chunk's): its
@@ -102,8 +120,17 @@ struct cp__state;
  * cp_clear_pages_cold for an extent of `extent` pages. */
 void cp__plan_any(const struct cp__state *s, size_t extent, struct cp__plan *out);
 void cp__plan_cold(const struct cp__state *s, size_t extent, struct cp__plan *out);
-/* Run a plan over [addr, addr + npages) (a part of the extent it was made for). */
-void cp__plan_run(const struct cp__plan *pl, void *addr, size_t npages);
+/* Run a plan over [addr, addr + npages) (a part of the extent it was made for).
+ * 1 when every chunk it timed was cached (or it timed none), else 0. */
+int cp__plan_run(const struct cp__plan *pl, void *addr, size_t npages);
+/* cp_clear_pages and cp_clear's body from s->policy.estimate_from_pages: the
+ * plan, told whether this thread's last such clear was this range, cached
+ * (hosted only). */
+void cp__clear_any_estimated(const struct cp__state *s, void *addr, size_t npages);
+#ifndef CLEARPAGES_FREESTANDING
+/* Tests: forget the calling thread's last range. */
+void cp__reuse_history_forget(void);
+#endif
 /* cp_clear_pages_cold past the argument checks, for npages below
  * s->policy.cold_estimate_below_pages. */
 void cp__clear_cold_estimated(const struct cp__state *s, void *addr, size_t npages);

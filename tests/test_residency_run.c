@@ -127,13 +127,14 @@ struct scenario {
 	unsigned nwant;
 };
 
-/* Clear the scenario's extent at page 1 of a guarded mapping (one FILL page
- * each side) through clear(): the calls as wanted, tiling the pages from
- * `from` (the first page the dispatcher sees) to the end, each page in
+/* Clear the scenario's extent at page 1 of g, a guarded mapping (one FILL
+ * page each side), through clear(): the calls as wanted, tiling the pages
+ * from `from` (the first page the dispatcher sees) to the end, each page in
  * exactly one call, every byte zero, nothing outside written. */
-static void run_scenario(const struct scenario *sc, int (*clear)(void *, size_t), size_t from)
+static void run_on(struct guarded *gm, const struct scenario *sc, int (*clear)(void *, size_t),
+		   size_t from)
 {
-	struct guarded g = guarded_map(sc->npages + 2);
+	struct guarded g = *gm;
 	memset(g.mem, FILL, g.len);
 	memset(&rec, 0, sizeof(rec));
 	rec.base = (uintptr_t)g.mem + PG;
@@ -163,6 +164,15 @@ static void run_scenario(const struct scenario *sc, int (*clear)(void *, size_t)
 	}
 	cr_expect_eq(next, sc->npages, "%s: the calls end at page %zu", sc->what, next);
 	assert_cleared(sc->what, g.mem, g.len, PG, sc->npages * PG);
+}
+
+/* run_on a mapping of its own, the thread's last range forgotten: a
+ * scenario does not depend on the ones before it. */
+static void run_scenario(const struct scenario *sc, int (*clear)(void *, size_t), size_t from)
+{
+	struct guarded g = guarded_map(sc->npages + 2);
+	cp__reuse_history_forget();
+	run_on(&g, sc, clear, from);
 	guard_unmap(&g);
 }
 
@@ -267,6 +277,52 @@ Test(residency_run, huge_far_ranges_plan_their_batches)
 		"huge, 8 MiB, hot page 0: the far range [3, 2048) uncached then cached", 2048,
 		SLOW(3), T(0, 3), T(3, 4), N(7, 1020), T(1027, 4), T(1031, 1017));
 	run_scenario(&sc, clear_huge_hot_first_page, 0);
+	publish_defaults();
+}
+
+/* The range cleared last, cached on its last 3 clears: a slow chunk now means
+ * it was evicted in between, and the caller clears it in a loop, so up to 4
+ * calls in a row keep any's temporal kernel (a cached chunk grants 4 again);
+ * then the uncached band. A shorter cached run, another range or another
+ * length: the uncached band at once. cp_clear_pages_cold keeps its own plan. */
+Test(residency_run, a_range_cleared_again_keeps_temporal_stores)
+{
+	publish_recording();
+	static const struct scenario cached = SCENARIO(
+		"4 MiB, cached", 1024, NONE, T(0, 4), T(4, 1020));
+	static const struct scenario graced = SCENARIO(
+		"4 MiB again, cached 3 times before, a slow chunk: temporal all the same", 1024,
+		SLOW(0), T(0, 4), T(4, 1020));
+	static const struct scenario slow = SCENARIO(
+		"4 MiB, a slow chunk: uncached", 1024, SLOW(0), T(0, 4), N(4, 1020));
+	static const struct scenario cold_call = SCENARIO(
+		"cp_clear_pages_cold on the range: its own plan", 1024, SLOW(0), T(0, 4), N(4, 1020));
+	struct guarded g = guarded_map(1024 + 3), other = g;
+	other.mem += PG;          /* the same pages but one, one page on */
+	other.len -= PG;
+	cp__reuse_history_forget();
+	for (int i = 0; i < 3; i++)
+		run_on(&g, &cached, cp_clear_pages, 0);
+	for (int i = 0; i < CP__REUSE_GRACE_CALLS; i++)
+		run_on(&g, &graced, cp_clear_pages, 0);
+	run_on(&g, &slow, cp_clear_pages, 0);          /* the graces spent */
+	run_on(&g, &cached, cp_clear_pages, 0);
+	run_on(&g, &slow, cp_clear_pages, 0);          /* a cached run of 1 */
+	for (int i = 0; i < 3; i++)
+		run_on(&g, &cached, cp_clear_pages, 0);
+	run_on(&g, &graced, cp_clear_pages, 0);
+	run_on(&g, &cached, cp_clear_pages, 0);        /* 4 graces again */
+	for (int i = 0; i < CP__REUSE_GRACE_CALLS; i++)
+		run_on(&g, &graced, cp_clear_pages, 0);
+	run_on(&g, &cold_call, cp_clear_pages_cold, 0);
+	run_on(&other, &slow, cp_clear_pages, 0);      /* another range */
+	for (int i = 0; i < 3; i++)
+		run_on(&g, &cached, cp_clear_pages, 0);
+	static const struct scenario shorter = SCENARIO(
+		"4 MiB less a page, a slow chunk: another length, uncached", 1023, SLOW(0),
+		T(0, 4), N(4, 1019));
+	run_on(&g, &shorter, cp_clear_pages, 0);
+	guard_unmap(&g);
 	publish_defaults();
 }
 
