@@ -196,37 +196,38 @@ int cp__plan_run(const struct cp__plan *pl, void *addr, size_t npages)
 #ifndef CLEARPAGES_FREESTANDING
 /* The range this thread last cleared through cp_clear_pages' plan: how many
  * clears of it in a row timed cached, and how many more may clear it
- * temporally over slow chunks. Initial-exec TLS, as below; a handler that
- * interrupts an update leaves at worst a wrong guess. */
-static __thread struct {
+ * temporally over slow chunks. Initial-exec TLS, as below. Read once into a
+ * copy and written back whole: a handler that interrupts the update leaves at
+ * worst a wrong guess, never a count run past its bounds. */
+struct reuse_history {
 	uintptr_t addr;
 	size_t npages;
 	unsigned cached_run, graces;
-} any_history __attribute__((tls_model("initial-exec")));
+};
+static __thread struct reuse_history any_history __attribute__((tls_model("initial-exec")));
 
 void cp__reuse_history_forget(void)
 {
-	any_history.addr = 0;
-	any_history.npages = 0;
-	any_history.cached_run = 0;
-	any_history.graces = 0;
+	any_history = (struct reuse_history){ 0 };
 }
 
 /* The history after a clear of this range: cached (every chunk timed
  * cached) or not, graced (cleared temporally over slow chunks) or not. */
-static void note_clear(int again, int cached, int graced)
+static struct reuse_history after_clear(struct reuse_history h, int again, int cached,
+					int graced)
 {
-	unsigned run = again ? any_history.cached_run : 0;
+	unsigned run = again ? h.cached_run : 0;
 	if (cached) {
 		run += run < CP__REUSE_MIN_CACHED_RUN;     /* saturates at the minimum */
-		any_history.graces = run >= CP__REUSE_MIN_CACHED_RUN ? CP__REUSE_GRACE_CALLS : 0;
+		h.graces = run >= CP__REUSE_MIN_CACHED_RUN ? CP__REUSE_GRACE_CALLS : 0;
 	} else if (graced) {
-		any_history.graces--;
+		h.graces--;                                /* graced: h.graces > 0 */
 	} else {
 		run = 0;
-		any_history.graces = 0;
+		h.graces = 0;
 	}
-	any_history.cached_run = run;
+	h.cached_run = run;
+	return h;
 }
 #endif
 
@@ -240,12 +241,14 @@ void __attribute__((noinline)) cp__clear_any_estimated(const struct cp__state *s
 		pl.kernel->clear(addr, npages);
 		return;
 	}
-	int again = any_history.addr == (uintptr_t)addr && any_history.npages == npages;
-	pl.reused = again && any_history.graces;
+	struct reuse_history h = any_history;
+	int again = h.addr == (uintptr_t)addr && h.npages == npages;
+	pl.reused = again && h.graces;
 	int cached = cp__plan_run(&pl, addr, npages);
-	note_clear(again, cached, pl.reused);
-	any_history.addr = (uintptr_t)addr;
-	any_history.npages = npages;
+	h = after_clear(h, again, cached, pl.reused);
+	h.addr = (uintptr_t)addr;
+	h.npages = npages;
+	any_history = h;
 #else
 	cp__plan_run(&pl, addr, npages);
 #endif

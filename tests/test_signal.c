@@ -10,6 +10,7 @@
  */
 #include "testutil.h"
 #include "parallel.h"
+#include "state.h"
 #include <errno.h>
 #include <limits.h>
 #include <setjmp.h>
@@ -103,6 +104,67 @@ Test(signal, handler_interrupts_clears_in_progress)
 	cr_log_info("%d handler runs during %d clears", (int)handler_runs, rounds);
 	guard_unmap(&big);
 	guard_unmap(&g);
+}
+
+/* From the estimate's extent cp_clear_pages keeps the thread's last range
+ * (residency.c), read at a call's start and written back at its end: a timer
+ * whose handler clears another range of that extent lands inside the
+ * main loop's clears (each takes the whole window), many times. Both must
+ * come out exact; then the main range, cleared again, still is. */
+static unsigned char *estimated_buf;
+static size_t estimated_pages;
+
+static void clear_estimated_in_handler(int sig)
+{
+	(void)sig;
+	int bad = cp_clear_pages(estimated_buf, estimated_pages) != 0;
+	bad |= first_not(estimated_buf, estimated_pages * CP_PAGE_SIZE, 0) !=
+	       estimated_pages * CP_PAGE_SIZE;
+	handler_failures += bad;
+	handler_runs++;
+}
+
+Test(signal, handler_clears_estimated_ranges_during_estimated_clears)
+{
+	cr_assert_gt(cp_kernels(NULL), 0);
+	size_t pages = cp__state()->policy.estimate_from_pages;
+	if (pages > ((size_t)64 << 20) / CP_PAGE_SIZE)
+		cr_skip_test("no residency estimate below 64 MiB here (from %zu pages): "
+			     "cp_clear_pages keeps no range to race on", pages);
+	struct guarded mine = guarded_map(pages), theirs = guarded_map(pages);
+	estimated_buf = theirs.mem;
+	estimated_pages = pages;
+	handler_runs = handler_failures = 0;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = clear_estimated_in_handler;
+	sa.sa_flags = SA_RESTART;
+	cr_assert_eq(sigaction(SIGALRM, &sa, NULL), 0);
+	struct itimerval every = { { 0, 500 }, { 0, 500 } }, off = { { 0, 0 }, { 0, 0 } };
+	int rounds = test_quick() ? 10 : 100;
+	cr_assert_eq(setitimer(ITIMER_REAL, &every, NULL), 0);
+	for (int r = 0; r < rounds; r++) {
+		memset(mine.mem, FILL, mine.len);
+		int rc = cp_clear_pages(mine.mem, pages);
+		size_t bad = first_not(mine.mem, mine.len, 0);
+		if (rc || bad != mine.len) {
+			setitimer(ITIMER_REAL, &off, NULL);
+			cr_assert_fail("round %d: rc %d, byte %zu not zero", r, rc, bad);
+		}
+	}
+	cr_assert_eq(setitimer(ITIMER_REAL, &off, NULL), 0);
+	cr_assert_gt(handler_runs, 0, "the timer never fired");
+	cr_assert_eq(handler_failures, 0, "%d of %d handler clears went wrong",
+		     (int)handler_failures, (int)handler_runs);
+	for (int r = 0; r < 8; r++) {
+		memset(mine.mem, FILL, mine.len);
+		cr_assert_eq(cp_clear_pages(mine.mem, pages), 0);
+		cr_assert_eq(first_not(mine.mem, mine.len, 0), mine.len);
+	}
+	cr_log_info("%d handler runs during %d clears of %zu pages", (int)handler_runs, rounds,
+		    pages);
+	guard_unmap(&theirs);
+	guard_unmap(&mine);
 }
 
 /*
