@@ -11,11 +11,15 @@
  *   fork          forks while a parallel caller and a profile loader run
  *   signal        a 20 us timer's handler clears in parallel, against the main
  *                 thread's parallel calls and another caller's
+ *   reuse         threads clear ranges of the estimate's extent again and again
+ *                 (cp_clear_pages keeps each thread's last range) against a
+ *                 profile loader
  *
  * Last line: "N passed, N failed[, N skipped]".
  */
 #include "../models/plain.h"
 #include "parallel.h"       /* cp__clear_pages_parallel_min: small shares */
+#include "state.h"          /* the estimate's extent */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -107,6 +111,46 @@ static void *plain_clearer(void *arg)
 		h->done++;
 	} while (!stopped());
 	return NULL;
+}
+
+/* Ranges of the estimate's extent (0 where there is none below 64 MiB),
+ * cleared again and again: cp_clear_pages keeps the thread's last range. */
+static size_t estimated_pages;
+
+static void clear_estimated(struct guarded *r, unsigned long *done, unsigned long *bad)
+{
+	memset(r->mem, FILL, r->len);
+	*bad += cp_clear_pages(r->mem, estimated_pages) != 0 ||
+		first_not(r->mem, r->len, 0) != r->len;
+	++*done;
+}
+
+static void *estimated_clearer(void *arg)
+{
+	struct helper *h = arg;
+	struct guarded r;
+	if (region_map(&r, estimated_pages)) {
+		h->bad++;
+		return NULL;
+	}
+	do
+		clear_estimated(&r, &h->done, &h->bad);
+	while (!stopped());
+	guard_unmap(&r);
+	return NULL;
+}
+
+static void main_estimated_clears(void)
+{
+	struct guarded r;
+	unsigned long done = 0, bad = 0;
+	if (region_map(&r, estimated_pages))
+		return;
+	for (unsigned i = 0; i < rounds / 4 + 1; i++)
+		clear_estimated(&r, &done, &bad);
+	if (bad)
+		check_fail("reuse: the main thread's clears", "wrong bytes");
+	guard_unmap(&r);
 }
 
 static int start(struct helper *h, unsigned id, void *(*fn)(void *))
@@ -302,6 +346,15 @@ int main(int argc, char **argv)
 	static void *(*const busy[])(void *) = { profile_loader, parallel_caller };
 	run_with("fork: while a loader and a parallel caller run", busy, 2, main_forks);
 	run_with("signal: a handler clears in parallel", callers, 1, main_clears_under_timer);
+	estimated_pages = cp__state()->policy.estimate_from_pages;
+	if (estimated_pages <= ((size_t)64 << 20) / PG) {
+		static void *(*const reuse[])(void *) = { estimated_clearer, estimated_clearer,
+							  profile_loader };
+		run_with("reuse: estimated clears of each thread's own range", reuse, 3,
+			 main_estimated_clears);
+	} else {
+		check_skip("reuse", "no residency estimate below 64 MiB here");
+	}
 	unlink(profile_path);
 	return finish_tally();
 }
