@@ -300,9 +300,19 @@ Test(residency_run, a_range_cleared_again_keeps_temporal_stores)
 	struct guarded g = guarded_map(1024 + 3), other = g;
 	other.mem += PG;          /* the same pages but one, one page on */
 	other.len -= PG;
+	static const struct scenario shorter = SCENARIO(
+		"4 MiB less a page, a slow chunk: another length, uncached", 1023, SLOW(0),
+		T(0, 4), N(4, 1019));
 	cp__reuse_history_forget();
 	for (int i = 0; i < 3; i++)
 		run_on(&g, &cached, cp_clear_pages, 0);
+	run_on(&other, &slow, cp_clear_pages, 0);      /* another range */
+	for (int i = 0; i < 3; i++)
+		run_on(&g, &cached, cp_clear_pages, 0);
+	run_on(&g, &shorter, cp_clear_pages, 0);       /* another length */
+	for (int i = 0; i < 3; i++)
+		run_on(&g, &cached, cp_clear_pages, 0);
+	run_on(&g, &cold_call, cp_clear_pages_cold, 0);  /* leaves the history be */
 	for (int i = 0; i < CP__REUSE_GRACE_CALLS; i++)
 		run_on(&g, &graced, cp_clear_pages, 0);
 	run_on(&g, &slow, cp_clear_pages, 0);          /* the graces spent */
@@ -314,14 +324,7 @@ Test(residency_run, a_range_cleared_again_keeps_temporal_stores)
 	run_on(&g, &cached, cp_clear_pages, 0);        /* 4 graces again */
 	for (int i = 0; i < CP__REUSE_GRACE_CALLS; i++)
 		run_on(&g, &graced, cp_clear_pages, 0);
-	run_on(&g, &cold_call, cp_clear_pages_cold, 0);
-	run_on(&other, &slow, cp_clear_pages, 0);      /* another range */
-	for (int i = 0; i < 3; i++)
-		run_on(&g, &cached, cp_clear_pages, 0);
-	static const struct scenario shorter = SCENARIO(
-		"4 MiB less a page, a slow chunk: another length, uncached", 1023, SLOW(0),
-		T(0, 4), N(4, 1019));
-	run_on(&g, &shorter, cp_clear_pages, 0);
+	run_on(&g, &slow, cp_clear_pages, 0);
 	guard_unmap(&g);
 	publish_defaults();
 }
