@@ -139,11 +139,11 @@ static size_t estimated_round(struct guarded *g, size_t pages)
 	return first_not(g->mem, g->len, 0);
 }
 
-static uint64_t now_us(void)
+static double now_seconds(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
 Test(signal, handler_clears_estimated_ranges_during_estimated_clears)
@@ -166,14 +166,14 @@ Test(signal, handler_clears_estimated_ranges_during_estimated_clears)
 	 * round here (fill, clear, check) is interrupted about twice, natively,
 	 * under valgrind and under qemu (a fixed period shorter than the
 	 * handler's run starves this loop) */
-	uint64_t fastest = UINT64_MAX;
+	double fastest = 1e9;
 	for (int i = 0; i < 3; i++) {
-		uint64_t t0 = now_us();
+		double t0 = now_seconds();
 		cr_assert_eq(estimated_round(&mine, pages), mine.len);
-		uint64_t t = now_us() - t0;
+		double t = now_seconds() - t0;
 		fastest = t < fastest ? t : fastest;
 	}
-	uint64_t half = fastest / 2 + 1;
+	uint64_t half = (uint64_t)(fastest * 1e6 / 2) + 1;        /* us */
 	estimated_tick = (struct itimerval){ { 0, 0 }, { (time_t)(half / 1000000u),
 						 (suseconds_t)(half % 1000000u) } };
 	struct itimerval off = { { 0, 0 }, { 0, 0 } };
@@ -447,13 +447,6 @@ static void on_tick(int sig)
 	tick_runs++;
 	arm_tick();
 	errno = saved_errno;
-}
-
-static double now_seconds(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
 /* In the child: exit code = the step that failed. */
