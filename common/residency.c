@@ -238,7 +238,7 @@ void __attribute__((noinline)) cp__clear_any_estimated(const struct cp__state *s
 	cp__plan_any(s, npages, &pl);
 #ifndef CLEARPAGES_FREESTANDING
 	if (!pl.uncached) {           /* nothing timed: nothing learnt either */
-		pl.kernel->clear(addr, npages);
+		cp__plan_run(&pl, addr, npages);
 		return;
 	}
 	struct reuse_history h = any_history;
