@@ -75,6 +75,8 @@ double bench_now(void);                             /* seconds, monotonic */
 double bench_thread_cpu_now(void);
 double bench_median(const double *v, size_t n);     /* v is not modified */
 double bench_percentile(const double *v, size_t n, double p);  /* p in [0, 100] */
+/* the median with a ~95 % distribution-free interval [*lo, *hi] */
+double bench_median_interval(const double *v, size_t n, double *lo, double *hi);
 double bench_min(const double *v, size_t n);
 double bench_max(const double *v, size_t n);
 void bench_mean_stddev(const double *v, size_t n, double *mean, double *stddev);

@@ -33,7 +33,25 @@ struct row {
 	size_t best;            /* fastest contender of the row, auto and memset included */
 	size_t best_kernel;     /* fastest kernel: the baseline of auto/best */
 	size_t rounds;
+	/* auto and cold_call against best_kernel round by round (sweep_ratios) */
+	double paired[2], paired_lo[2], paired_hi[2];
 };
+
+/* Contender i against the fastest kernel, the two timed in the same round:
+ * the median of the per-round rate ratios and its interval. A neighbour's load
+ * on a shared VM slows every contender of a round alike, and cancels here;
+ * the ratio of two medians keeps it. */
+static void paired_ratio(const double *samples, size_t rounds, size_t i, size_t best,
+			 double *med, double *lo, double *hi)
+{
+	double *ratio = malloc(rounds * sizeof(*ratio));
+	if (!ratio)
+		abort();
+	for (size_t r = 0; r < rounds; r++)   /* samples are times: best's over i's */
+		ratio[r] = samples[best * rounds + r] / samples[i * rounds + r];
+	*med = bench_median_interval(ratio, rounds, lo, hi);
+	free(ratio);
+}
 
 /* c[0 .. nkernels) are the kernels, then the baselines. */
 static void measure(const struct sweep_kind *k, size_t nkernels, void *buf, size_t bytes,
@@ -53,6 +71,13 @@ static void measure(const struct sweep_kind *k, size_t nkernels, void *buf, size
 			row->best = i;
 		if (i < nkernels && row->med[i] > row->med[row->best_kernel])
 			row->best_kernel = i;
+	}
+	const size_t who[2] = { k->i_auto, k->i_cold };
+	for (size_t w = 0; w < 2; w++) {
+		row->paired[w] = row->paired_lo[w] = row->paired_hi[w] = NAN;
+		if (who[w] < k->n)
+			paired_ratio(samples, cfg.rounds, who[w], row->best_kernel, &row->paired[w],
+				     &row->paired_lo[w], &row->paired_hi[w]);
 	}
 	free(samples);
 }
@@ -152,6 +177,11 @@ static void add_row(struct sweep_kind *k, struct bench_table *data, size_t bytes
 	q->vs_memset = row->med[k->i_auto] / row->med[k->i_memset];
 	q->vs_memset2 = k->i_memset2 < k->n ? row->med[k->i_auto] / row->med[k->i_memset2] : NAN;
 	q->cold_vs_best = row->med[k->i_cold] / row->med[row->best_kernel];
+	for (size_t w = 0; w < 2; w++) {
+		q->paired[w] = row->paired[w];
+		q->paired_lo[w] = row->paired_lo[w];
+		q->paired_hi[w] = row->paired_hi[w];
+	}
 	q->best = k->c[row->best].name;
 	q->pick = cp_kernel_for(bytes / CP_PAGE_SIZE)->name;
 	k->nsizes++;

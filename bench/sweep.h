@@ -11,6 +11,9 @@
 struct sweep_ratios {
 	size_t bytes;
 	double vs_best, vs_memset, vs_memset2, cold_vs_best;
+	/* [0] auto, [1] cold_call against the same fastest kernel, paired by
+	 * round: median of the per-round ratios, with its ~95 % interval */
+	double paired[2], paired_lo[2], paired_hi[2];
 	const char *best, *pick;   /* pick: cp_kernel_for, the extent alone */
 	/* what auto and cold_call ran on this kind at this extent (sweep_ran) */
 	char auto_ran[64], cold_ran[64];

@@ -19,6 +19,13 @@ static const char *const kind_about[BK_NKINDS] = {
 	"cold, then one write per 64-byte line, timed",
 };
 
+/* the paired ratios' columns: [0] auto, [1] cold_call; median, interval */
+static const char *const paired_cols[2][3] = {
+	{ "auto_over_best_paired", "auto_over_best_paired_lo", "auto_over_best_paired_hi" },
+	{ "cold_call_over_best_paired", "cold_call_over_best_paired_lo",
+	  "cold_call_over_best_paired_hi" },
+};
+
 static const char *memset2_name(const struct sweep *sw)
 {
 	return sw->i_memset2 < sw->n ? sw->c[sw->i_memset2].name : NULL;
@@ -27,7 +34,7 @@ static const char *memset2_name(const struct sweep *sw)
 struct bench_table *sweep_data_table(const struct sweep *sw)
 {
 	static char vs2[40];
-	const char *cols[16] = {
+	const char *cols[24] = {
 		"target", "extent", "bytes", "contender", "median_gbs", "min_gbs", "max_gbs", "best",
 		"rounds", "auto_kernel", "auto_ran", "cold_call_ran", "auto_over_best",
 		"auto_over_memset"
@@ -38,6 +45,9 @@ struct bench_table *sweep_data_table(const struct sweep *sw)
 		cols[n++] = vs2;
 	}
 	cols[n++] = "cold_call_over_best";
+	for (size_t w = 0; w < 2; w++)
+		for (size_t v = 0; v < 3; v++)
+			cols[n++] = paired_cols[w][v];
 	return bench_table_new("sweep", BT_DATA, n, cols);
 }
 
@@ -113,9 +123,14 @@ void sweep_data_row(struct bench_table *data, const struct sweep_kind *k, const 
 	bench_cell_str(data, q->cold_ran);
 	bench_cell_num(data, q->vs_best, "%.3f");
 	bench_cell_num(data, q->vs_memset, "%.3f");
-	if (data->ncols == 16)
+	if (bench_table_col(data, "cold_call_over_best") == 15)   /* a second memset column */
 		bench_cell_num(data, q->vs_memset2, "%.3f");
 	bench_cell_num(data, q->cold_vs_best, "%.3f");
+	for (size_t w = 0; w < 2; w++) {
+		bench_cell_num(data, q->paired[w], "%.3f");
+		bench_cell_num(data, q->paired_lo[w], "%.3f");
+		bench_cell_num(data, q->paired_hi[w], "%.3f");
+	}
 }
 
 static int cmp_size(const void *a, const void *b)
@@ -142,26 +157,34 @@ static int summary_row(const struct sweep *sw, size_t bytes, int any)
 	return any ? have > 0 : have == sw->nkinds;
 }
 
-/* The kinds side by side: auto/best, auto/memset, cold_call/best per extent. */
-static struct bench_table *summary_table(const struct sweep *sw)
+/* The kinds side by side: auto/best, auto/memset, cold_call/best per extent;
+ * or (paired) auto/best and cold_call/best as medians of per-round ratios with
+ * their intervals. */
+static struct bench_table *summary_table(const struct sweep *sw, int paired)
 {
 	const char *cols[BENCH_MAX_COLS] = { "extent" };
-	char names[BK_NKINDS * 3][32];
+	static const char *const what[2][3] = {
+		{ "auto/best", "auto/memset", "cold_call/best" },
+		{ "auto/best", "cold_call/best", NULL },
+	};
+	char names[BK_NKINDS * 3][40];
 	size_t n = 1, all[BK_NKINDS * BENCH_MAX_SIZES], nall = 0;
 	for (size_t i = 0; i < sw->nkinds; i++) {
-		static const char *const what[] = { "auto/best", "auto/memset", "cold_call/best" };
-		for (size_t w = 0; w < 3; w++) {
+		for (size_t w = 0; w < 3 && what[paired][w]; w++) {
 			snprintf(names[i * 3 + w], sizeof(names[0]), "%s %s",
-				 bench_kind_names[sw->kinds[i].kind], what[w]);
+				 bench_kind_names[sw->kinds[i].kind], what[paired][w]);
 			cols[n++] = names[i * 3 + w];
 		}
 		for (size_t s = 0; s < sw->kinds[i].nsizes; s++)
 			all[nall++] = sw->kinds[i].q[s].bytes;
 	}
-	cols[n++] = "by extent alone";
-	struct bench_table *t = bench_table_new("sweep summary: auto and cold_call against the "
-						"fastest kernel, auto against memset, per kind",
-						BT_TEXT, n, cols);
+	if (!paired)
+		cols[n++] = "by extent alone";
+	struct bench_table *t = bench_table_new(paired ?
+		"sweep summary, paired by round: median of the per-round ratios against the same "
+		"fastest kernel (~95 % interval)" :
+		"sweep summary: auto and cold_call against the fastest kernel, auto against "
+		"memset, per kind", BT_TEXT, n, cols);
 	qsort(all, nall, sizeof(*all), cmp_size);
 	int any = 1;
 	for (size_t a = 0; a < nall && any; a++)
@@ -169,16 +192,26 @@ static struct bench_table *summary_table(const struct sweep *sw)
 	for (size_t a = 0; a < nall; a++) {
 		if ((a && all[a] == all[a - 1]) || !summary_row(sw, all[a], any))
 			continue;
-		char ext[16];
+		char ext[16], cell[40];
 		bench_table_row(t);
 		bench_cell_str(t, bench_size_str(all[a], ext, sizeof(ext)));
 		for (size_t i = 0; i < sw->nkinds; i++) {
 			const struct sweep_ratios *q = ratios_at(&sw->kinds[i], all[a]);
-			bench_cell_num(t, q ? q->vs_best : NAN, "%.2f");
-			bench_cell_num(t, q ? q->vs_memset : NAN, "%.2f");
-			bench_cell_num(t, q ? q->cold_vs_best : NAN, "%.2f");
+			if (!paired) {
+				bench_cell_num(t, q ? q->vs_best : NAN, "%.2f");
+				bench_cell_num(t, q ? q->vs_memset : NAN, "%.2f");
+				bench_cell_num(t, q ? q->cold_vs_best : NAN, "%.2f");
+				continue;
+			}
+			for (size_t w = 0; w < 2; w++) {
+				if (q)
+					snprintf(cell, sizeof(cell), "%.2f (%.2f-%.2f)", q->paired[w],
+						 q->paired_lo[w], q->paired_hi[w]);
+				bench_cell_str(t, q ? cell : "-");
+			}
 		}
-		bench_cell_str(t, cp_kernel_for(all[a] / CP_PAGE_SIZE)->name);
+		if (!paired)
+			bench_cell_str(t, cp_kernel_for(all[a] / CP_PAGE_SIZE)->name);
 	}
 	return t;
 }
@@ -317,7 +350,7 @@ static int sweep_plots(const struct bench_opts *opts, const struct sweep *sw,
 
 int sweep_output(const struct bench_opts *opts, const struct sweep *sw, struct bench_table *data)
 {
-	struct bench_table *tables[2 * BK_NKINDS + 2];
+	struct bench_table *tables[2 * BK_NKINDS + 3];
 	size_t nt = 0;
 	for (size_t i = 0; i < sw->nkinds; i++) {
 		bench_table_print(sw->kinds[i].wide);
@@ -325,15 +358,18 @@ int sweep_output(const struct bench_opts *opts, const struct sweep *sw, struct b
 		tables[nt++] = sw->kinds[i].wide;
 		tables[nt++] = sw->kinds[i].spread;
 	}
-	struct bench_table *sum = summary_table(sw);
+	struct bench_table *sum = summary_table(sw, 0), *pairs = summary_table(sw, 1);
 	bench_table_print(sum);
+	bench_table_print(pairs);
 	printf("\n");
 	tables[nt++] = sum;
+	tables[nt++] = pairs;
 	tables[nt++] = data;
 	notes(sw);
 	int rc = bench_write_outputs(opts, "sweep", tables, nt);
 	if (!rc && opts->plot_path)
 		rc = sweep_plots(opts, sw, data);
 	bench_table_free(sum);
+	bench_table_free(pairs);
 	return rc;
 }
