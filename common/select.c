@@ -243,6 +243,22 @@ static void defaults_builtin(const struct cp__select_in *in, const struct cp__bu
 	p->discard_from_pages = b->discard_from_pages ? b->discard_from_pages : GENERIC_DISCARD_PAGES;
 }
 
+/* A built-in's measured uncached bands, where deriving them from its cached
+ * ones (a temporal kernel, then non-temporal) missed a faster temporal kernel
+ * for memory that is not cached. A profile's bands replace them (cp__select):
+ * they were measured on that machine. */
+static void builtin_uncached(const struct cp__select_in *in, const struct cp__builtin *b,
+			     struct cp__policy *p)
+{
+	struct cp__band rows[CP__MAX_BANDS];
+	unsigned n = b->nuncached <= CP__MAX_BANDS ? b->nuncached : CP__MAX_BANDS;
+	for (unsigned i = 0; i < n; i++) {
+		rows[i].from_pages = b->uncached[i].from_pages;
+		rows[i].kernel = builtin_kernel(in, b->uncached[i].kernel);
+	}
+	cp__bands_set(&p->uncached, rows, n);
+}
+
 static void defaults_generic(const struct cp__select_in *in, struct cp__policy *p)
 {
 	struct cp__band rows[3];
@@ -329,6 +345,8 @@ const struct cp__builtin *cp__select(const struct cp__select_in *in, struct cp__
 		defaults_generic(in, out);
 	derive_hot_cold(in, out);
 	derive_uncached(in, b, out);
+	if (b && b->nuncached)
+		builtin_uncached(in, b, out);
 	if (in->has_nt_threshold) {
 		/* the caller said where non-temporal stores begin: whatever the memory */
 		apply_nt_threshold(in->nt_threshold_pages, out);

@@ -98,9 +98,11 @@ static inline struct described arm(unsigned features, unsigned dczva_block)
 }
 #endif
 /* A band list's choice at every extent of a recorded sweep (extent, bytes,
- * contender, median GB/s), against the best kernel measured there: what the
- * policy would cost on that host. */
-static inline void score_recorded(const char *csv, const struct cp__bands *bands, double floor)
+ * contender, median GB/s) in [from, to), against the best kernel measured
+ * there: what the policy would cost on that host. At least `want_rows`
+ * extents must be scored. */
+static inline void score_recorded_in(const char *csv, const struct cp__bands *bands,
+				     double floor, size_t from, size_t to, unsigned want_rows)
 {
 	FILE *f = fopen(csv, "r");
 	cr_assert(f, "%s: cannot open (run from the repository root)", csv);
@@ -114,7 +116,9 @@ static inline void score_recorded(const char *csv, const struct cp__bands *bands
 		char ext[16];
 		if (more && sscanf(line, "%15[^,],%zu,%31[^,],%lf", ext, &bytes, cont, &med) != 4)
 			continue;
-		if (!more || (cur && bytes != cur)) {      /* a row is complete */
+		if ((!more || (cur && bytes != cur)) && (cur < from || cur >= to)) {
+			best = 0, picked = -1;                 /* outside the range */
+		} else if (!more || (cur && bytes != cur)) {      /* a row is complete */
 			cr_expect(picked > 0, "%s %s: the pick was not measured", csv, extent);
 			cr_expect(picked >= floor * best, "%s %s: %s at %.1f GB/s, best %.1f (%.2f)",
 				  csv, extent, cp__bands_pick(bands, cur / PG)->name,
@@ -135,7 +139,12 @@ static inline void score_recorded(const char *csv, const struct cp__bands *bands
 			picked = med;
 	}
 	fclose(f);
-	cr_expect_geq(rows, 10, "%s: %u extents", csv, rows);
+	cr_expect_geq(rows, want_rows, "%s: %u extents", csv, rows);
+}
+
+static inline void score_recorded(const char *csv, const struct cp__bands *bands, double floor)
+{
+	score_recorded_in(csv, bands, floor, 0, SIZE_MAX, 10);
 }
 
 #endif
