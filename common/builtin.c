@@ -83,9 +83,9 @@ const struct cp__builtin cp__builtins[] = {
 	 * (2026-12-03) 16-byte stores ran 1.20-1.32x the 32-byte ones on cold
 	 * targets and 1.16-1.23x on cold-then-written ones from 256 KiB, three
 	 * sweeps; level (0.88-1.29, median 1.0) on the first. From 1 MiB, twice
-	 * the L2, a cached target misjudged costs little (hot 1-4 MiB: sse2 0.93
-	 * of avx2, against 0.52 at 256 KiB), and one timed chunk is ~0.3 % of
-	 * the clear. */
+	 * the L2, a cached target misjudged costs little (hot 1-4 MiB: sse2
+	 * 0.91-0.92 of avx2, against 0.52 at 256 KiB), and timing a chunk cost
+	 * hot 1-2 MiB nothing measurable (3-18 % at 32-512 KiB). */
 	{ "amd-zen3", 2,
 	  { { 0, "avx2" }, { MIB(16), "avx2_nt" } }, MIB(8), 16000, CP__BAND_UNUSED, MIB(4),
 	  3, { { 0, "avx2" }, { MIB(1), "sse2" }, { MIB(4), "avx2_nt" } } },
