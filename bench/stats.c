@@ -32,16 +32,23 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Linear interpolation between closest ranks on a sorted copy. */
-double bench_percentile(const double *v, size_t n, double p)
+/* v sorted into a new array (n > 0), which the caller frees. */
+static double *sorted_copy(const double *v, size_t n)
 {
-	if (n == 0)
-		return NAN;
 	double *s = malloc(n * sizeof(*s));
 	if (!s)
 		abort();
 	memcpy(s, v, n * sizeof(*s));
 	qsort(s, n, sizeof(*s), cmp_double);
+	return s;
+}
+
+/* Linear interpolation between closest ranks on a sorted copy. */
+double bench_percentile(const double *v, size_t n, double p)
+{
+	if (n == 0)
+		return NAN;
+	double *s = sorted_copy(v, n);
 	double pos = p / 100.0 * (double)(n - 1);
 	size_t lo = (size_t)pos;
 	double r = lo + 1 < n ? s[lo] + (pos - (double)lo) * (s[lo + 1] - s[lo]) : s[n - 1];
@@ -93,11 +100,7 @@ double bench_median_interval(const double *v, size_t n, double *lo, double *hi)
 	*lo = *hi = NAN;
 	if (n == 0)
 		return NAN;
-	double *s = malloc(n * sizeof(*s));
-	if (!s)
-		abort();
-	memcpy(s, v, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
+	double *s = sorted_copy(v, n);
 	/* tail = P(Binomial(n, 1/2) <= k - 1), grown one rank at a time */
 	double term = pow(0.5, (double)n), tail = term;
 	size_t k = 1;

@@ -228,16 +228,23 @@ static const struct cp_kernel *builtin_kernel(const struct cp__select_in *in, co
 	return generic_pick(in, 0);
 }
 
+/* A built-in's rows, by name, into a band list. */
+static void builtin_bands(const struct cp__select_in *in, const struct cp__builtin_band *src,
+			  unsigned nsrc, struct cp__bands *out)
+{
+	struct cp__band rows[CP__MAX_BANDS];
+	unsigned n = nsrc <= CP__MAX_BANDS ? nsrc : CP__MAX_BANDS;
+	for (unsigned i = 0; i < n; i++) {
+		rows[i].from_pages = src[i].from_pages;
+		rows[i].kernel = builtin_kernel(in, src[i].kernel);
+	}
+	cp__bands_set(out, rows, n);
+}
+
 static void defaults_builtin(const struct cp__select_in *in, const struct cp__builtin *b,
 			     struct cp__policy *p)
 {
-	struct cp__band rows[CP__MAX_BANDS];
-	unsigned n = b->nbands <= CP__MAX_BANDS ? b->nbands : CP__MAX_BANDS;
-	for (unsigned i = 0; i < n; i++) {
-		rows[i].from_pages = b->bands[i].from_pages;
-		rows[i].kernel = builtin_kernel(in, b->bands[i].kernel);
-	}
-	cp__bands_set(&p->any, rows, n);
+	builtin_bands(in, b->bands, b->nbands, &p->any);
 	p->parallel_min_share_pages = b->parallel_min_share_pages;
 	p->cached_min_mbps = b->cached_min_mbps ? b->cached_min_mbps : GENERIC_CACHED_MIN_MBPS;
 	p->discard_from_pages = b->discard_from_pages ? b->discard_from_pages : GENERIC_DISCARD_PAGES;
@@ -250,13 +257,7 @@ static void defaults_builtin(const struct cp__select_in *in, const struct cp__bu
 static void builtin_uncached(const struct cp__select_in *in, const struct cp__builtin *b,
 			     struct cp__policy *p)
 {
-	struct cp__band rows[CP__MAX_BANDS];
-	unsigned n = b->nuncached <= CP__MAX_BANDS ? b->nuncached : CP__MAX_BANDS;
-	for (unsigned i = 0; i < n; i++) {
-		rows[i].from_pages = b->uncached[i].from_pages;
-		rows[i].kernel = builtin_kernel(in, b->uncached[i].kernel);
-	}
-	cp__bands_set(&p->uncached, rows, n);
+	builtin_bands(in, b->uncached, b->nuncached, &p->uncached);
 }
 
 static void defaults_generic(const struct cp__select_in *in, struct cp__policy *p)
