@@ -35,7 +35,8 @@ const struct cp__builtin cp__builtins[] = {
 	 * non-temporal. Two 4 MiB shares already gain 1.2x. */
 	/* Threshold: rep stosb 28 GB/s at 4 MiB, 10.3 from 128 MiB: 17 GB/s. */
 	{ "intel-sapphire-rapids", 3,
-	  { { 0, "avx2" }, { 2, "rep_stosb" }, { MIB(64), "avx2_nt" } }, MIB(4), 17000, 0, 0, 0, { { 0, 0 } } },
+	  { { 0, "avx2" }, { 2, "rep_stosb" }, { MIB(64), "avx2_nt" } }, MIB(4), 17000, 0, 0,
+	  0, { { 0, 0 } } },
 	/* bench/results/intel-emerald-rapids/: zmm stores lead to 16 KiB (by
 	 * 5-45 %); at 32 KiB they fell to half in two of three sweeps while rep
 	 * stosb held, and from there on rep stosb is level or ahead; at 32 MiB
@@ -43,7 +44,8 @@ const struct cp__builtin cp__builtins[] = {
 	 * non-temporal ones hold 17.5-20, and at 64 MiB temporal ones are at 8. */
 	/* Threshold: rep stosb 21 GB/s at 4 MiB, 6.3 at 1 GiB: 11.5 GB/s. */
 	{ "intel-emerald-rapids", 3,
-	  { { 0, "avx512" }, { KIB(32), "rep_stosb" }, { MIB(32), "avx2_nt" } }, MIB(4), 11500, 0, 0, 0, { { 0, 0 } } },
+	  { { 0, "avx512" }, { KIB(32), "rep_stosb" }, { MIB(32), "avx2_nt" } }, MIB(4), 11500, 0, 0,
+	  0, { { 0, 0 } } },
 	/* bench/results/amd-zen4/: avx2 level with or ahead of rep stosb to
 	 * 8 MiB; avx2_nt leads every kernel (clzero by 8-18 %) from 16 MiB, half
 	 * the L3. One core nearly saturates memory: splitting loses below
@@ -61,7 +63,8 @@ const struct cp__builtin cp__builtins[] = {
 	 * against 0.8-1.1 ms), and on THP, the call then every line written
 	 * 1.6-2.2x the stores then the writes. */
 	{ "amd-zen4", 2,
-	  { { 0, "avx2" }, { MIB(16), "avx2_nt" } }, MIB(8), 20000, CP__BAND_UNUSED, 0, 0, { { 0, 0 } } },
+	  { { 0, "avx2" }, { MIB(16), "avx2_nt" } }, MIB(8), 20000, CP__BAND_UNUSED, 0,
+	  0, { { 0, 0 } } },
 	/* bench/results/amd-zen3/: avx2 leads every kernel to 8 MiB (80 GB/s
 	 * at 4 KiB against 45 for rep stosb, within 7 % of it from 1 MiB); at
 	 * 16 MiB temporal stores fall to 10-14 GB/s against 28 for avx2_nt (this
@@ -80,12 +83,13 @@ const struct cp__builtin cp__builtins[] = {
 	/* discard_from: never, as on Zen 4: on 4 KiB pages madvise alone took
 	 * 2.4-4.6x the stores at every extent to 128 MiB (tune, three runs). */
 	/* Uncached from 1 MiB to 4 MiB, sse2, not avx2: on a second Zen 3 VM
-	 * (2026-12-03) 16-byte stores ran 1.20-1.32x the 32-byte ones on cold
-	 * targets and 1.16-1.23x on cold-then-written ones from 256 KiB, three
-	 * sweeps; level (0.88-1.29, median 1.0) on the first. From 1 MiB, twice
-	 * the L2, a cached target misjudged costs little (hot 1-4 MiB: sse2
-	 * 0.91-0.92 of avx2, against 0.52 at 256 KiB), and timing a chunk cost
-	 * hot 1-2 MiB nothing measurable (3-18 % at 32-512 KiB). */
+	 * (2026-12-03) 16-byte stores ran 1.12-1.32x the 32-byte ones on cold
+	 * targets and 1.12-1.23x on cold-then-written ones from 16 KiB, three
+	 * sweeps; level on the first (1 MiB, medians of nine sweeps: cold 1.03,
+	 * cold-then-written 0.94). From 1 MiB, twice the L2, a cached target
+	 * misjudged costs little (hot 1-4 MiB: sse2 0.91-0.92 of avx2, against
+	 * 0.52 at 256 KiB), and timing a chunk cost hot 1-2 MiB nothing
+	 * measurable (3-18 % at 32-512 KiB). */
 	{ "amd-zen3", 2,
 	  { { 0, "avx2" }, { MIB(16), "avx2_nt" } }, MIB(8), 16000, CP__BAND_UNUSED, MIB(4),
 	  3, { { 0, "avx2" }, { MIB(1), "sse2" }, { MIB(4), "avx2_nt" } } },

@@ -312,7 +312,7 @@ Test(residency, recorded_zen3_vm_sweeps)
 
 /* A second Zen 3 VM's three sweeps (2026-12-03, medians; bench/results/
  * amd-zen3/NOTES.md, "second VM"), same family and model, faster memory.
- * On its cold-then-written targets sse2 ran 1.13-1.22x avx2 from 16 KiB:
+ * On its cold-then-written targets sse2 ran 1.12-1.23x avx2 from 16 KiB:
  * 0.95 where the uncached bands name it (1-4 MiB). Below 1 MiB the bands keep
  * avx2 (0.82-0.88 here): estimating there cost hot buffers 3-18 %. At 4 MiB
  * avx2_nt 0.82: the written-after clear favours sse2 (13.5 against 11.0
