@@ -145,7 +145,7 @@ static void ran_str(const struct bench_ran *r, char *buf, size_t len)
  * on targets of the kind, each under the recording policy (introspect.h), so
  * cold_call's per-thread history is the one those rounds left. Below 16 MiB
  * several calls (at most 128, 16 MiB in all): a small cold_call re-times one
- * call in 64, and those show as a share. */
+ * call in 64 to 256, and those show as a share. */
 static void record_ran(const struct bench_opts *opts, const struct sweep_kind *k, void *buf,
 		       size_t bytes, struct bench_pool *pool, struct sweep_ratios *q)
 {

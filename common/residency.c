@@ -263,7 +263,19 @@ void __attribute__((noinline)) cp__clear_any_estimated(const struct cp__state *s
 static __thread struct {
 	unsigned calls_left;
 	unsigned char cached;
+	unsigned char uncached_run;   /* uncached verdicts in a row, at most MAX_SHIFT + 1 */
 } cold_history __attribute__((tls_model("initial-exec")));
+
+/* After a verdict: the calls until the next timed one, and the run. */
+static void history_verdict(int cached)
+{
+	unsigned run = cached ? 0 : cold_history.uncached_run + 1u;
+	if (run > CP__COLD_HISTORY_MAX_SHIFT + 1)
+		run = CP__COLD_HISTORY_MAX_SHIFT + 1;
+	cold_history.cached = (unsigned char)cached;
+	cold_history.uncached_run = (unsigned char)run;
+	cold_history.calls_left = (CP__COLD_HISTORY_CALLS << (run ? run - 1 : 0)) - 1;
+}
 
 /* The one-page (or longer, for a slow counter) chunk a history verdict times;
  * 0 where this call cannot be timed. Computed on the calls that time or seed
@@ -277,8 +289,8 @@ static size_t history_chunk(const struct cp__state *s, const struct cp_kernel *t
 	return timing->chunk_pages;
 }
 
-/* The calls that time or seed (one in 64): out of line, so that the other 63
- * pay one band lookup and a tail call. */
+/* The calls that time or seed (one or two in 64 to 256): out of line, so that
+ * the others pay one band lookup and a tail call. */
 static void __attribute__((noinline)) clear_cold_timed(const struct cp__state *s, char *addr,
 							size_t npages, int seed)
 {
@@ -287,8 +299,10 @@ static void __attribute__((noinline)) clear_cold_timed(const struct cp__state *s
 	struct cp__timing timing;
 	size_t chunk = history_chunk(s, t, npages, &timing);
 	if (!chunk) {
-		if (!seed)
-			cold_history.cached = 0;   /* cannot time this: as the extent alone says */
+		if (!seed) {               /* cannot time this: as the extent alone says */
+			cold_history.uncached_run = 0;
+			history_verdict(0);
+		}
 		nt->clear(addr, npages);
 		return;
 	}
@@ -297,11 +311,11 @@ static void __attribute__((noinline)) clear_cold_timed(const struct cp__state *s
 		/* The call before a timed one clears that chunk temporally: our
 		 * own non-temporal stores evict what they clear (AMD), so a buffer
 		 * cleared again and again, once judged cold, would be timed cold
-		 * from then on. On cold memory: one temporal chunk in 64 calls. */
+		 * from then on. On cold memory: two temporal chunks in 64 to 256 calls. */
 		t->clear(addr, chunk);
 	} else {
 		cached = cp__timed_clear(t, addr, chunk) <= timing.limit_ticks;
-		cold_history.cached = (unsigned char)cached;
+		history_verdict(cached);
 	}
 	if (npages > chunk)
 		(cached ? t : nt)->clear(addr + chunk * CP_PAGE_SIZE, npages - chunk);
@@ -310,8 +324,7 @@ static void __attribute__((noinline)) clear_cold_timed(const struct cp__state *s
 static inline void clear_cold_small(const struct cp__state *s, char *addr, size_t npages)
 {
 	if (!cold_history.calls_left) {
-		cold_history.calls_left = CP__COLD_HISTORY_CALLS - 1;
-		clear_cold_timed(s, addr, npages, 0);
+		clear_cold_timed(s, addr, npages, 0);   /* sets calls_left by its verdict */
 	} else if (--cold_history.calls_left || cold_history.cached) {
 		cp__bands_pick(cold_history.cached ? &s->policy.any : &s->policy.cold, npages)
 			->clear(addr, npages);

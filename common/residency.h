@@ -40,7 +40,12 @@
  * the calling thread keeps a verdict and times one page of every 64th call
  * (hosted only: it needs thread-local storage); under an "uncached" verdict
  * the call before clears that page temporally, so that it is not timed on
- * lines our own non-temporal stores evicted.
+ * lines our own non-temporal stores evicted. Those two temporal pages are the
+ * price on cold memory (4 KiB slots, second Zen 3 VM: cold_call 0.92-0.95 of
+ * avx2_nt), so uncached verdicts in a row space the timing out: 64 calls
+ * after the first, 128 after the second, 256 from the third on; a cached
+ * verdict goes back to 64. A thread whose cold targets turn hot keeps
+ * non-temporal stores for at most 256 calls.
  *
  * Counter: x86 TSC, arm64 CNTVCT_EL0 (arch/<arch>/counter.h). Its rate:
  * cp__cpu.counter_hz, or measured against CLOCK_MONOTONIC from the first use
@@ -73,6 +78,7 @@
 /* cp_clear_pages_cold: below this a thread's history decides (see above). */
 #define CP__COLD_HISTORY_BELOW_PAGES  256
 #define CP__COLD_HISTORY_CALLS        64
+#define CP__COLD_HISTORY_MAX_SHIFT    2      /* at most 64 << 2 calls apart */
 /* cp_clear_pages on the range this thread cleared last, cached on its last
  * CP__REUSE_MIN_CACHED_RUN clears or more: temporal over slow chunks, at most
  * CP__REUSE_GRACE_CALLS calls in a row (see the top). */

@@ -330,8 +330,9 @@ Test(residency_run, a_range_cleared_again_keeps_temporal_stores)
 }
 
 /* cp_clear_pages_cold on cached targets takes any's temporal kernel: below
- * 1 MiB by the thread's history (one page timed every 64th call), from
- * 1 MiB by the per-batch plan. */
+ * 1 MiB by the thread's history (one page timed every 64th call; every 128th
+ * and then 256th while the verdicts stay uncached), from 1 MiB by the
+ * per-batch plan. */
 Test(residency_run, cp_clear_pages_cold_history_and_plan)
 {
 	publish_recording();
@@ -350,10 +351,21 @@ Test(residency_run, cp_clear_pages_cold_history_and_plan)
 		"cold, the 65th call: timed again, cached", 8, NONE, T(0, 1), T(1, 7));
 	static const struct scenario kept_t = SCENARIO(
 		"cold, the calls after it: any's temporal kernel", 8, NONE, T(0, 8));
-	run_scenario(&timed_slow, cp_clear_pages_cold, 0);
-	for (unsigned i = 1; i < CP__COLD_HISTORY_CALLS - 1; i++)
-		run_scenario(&kept_nt, cp_clear_pages_cold, 0);
-	run_scenario(&seeded, cp_clear_pages_cold, 0);
+	/* uncached verdicts in a row: timed 64, 128, 256, 256 calls apart; then
+	 * a cached one, and after it an uncached one 64 apart again */
+	static const unsigned apart[] = { 64, 128, 256, 256, 0, 64 };
+	for (size_t v = 0; v < sizeof(apart) / sizeof(apart[0]); v++) {
+		if (!apart[v]) {
+			run_scenario(&timed_fast, cp_clear_pages_cold, 0);
+			for (unsigned i = 1; i < CP__COLD_HISTORY_CALLS; i++)
+				run_scenario(&kept_t, cp_clear_pages_cold, 0);
+			continue;
+		}
+		run_scenario(&timed_slow, cp_clear_pages_cold, 0);
+		for (unsigned i = 1; i < apart[v] - 1; i++)
+			run_scenario(&kept_nt, cp_clear_pages_cold, 0);
+		run_scenario(&seeded, cp_clear_pages_cold, 0);
+	}
 	run_scenario(&timed_fast, cp_clear_pages_cold, 0);
 	for (unsigned i = 1; i < CP__COLD_HISTORY_CALLS; i++)
 		run_scenario(&kept_t, cp_clear_pages_cold, 0);
