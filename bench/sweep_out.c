@@ -123,7 +123,9 @@ void sweep_data_row(struct bench_table *data, const struct sweep_kind *k, const 
 	bench_cell_str(data, q->cold_ran);
 	bench_cell_num(data, q->vs_best, "%.3f");
 	bench_cell_num(data, q->vs_memset, "%.3f");
-	if (bench_table_col(data, "cold_call_over_best") == 15)   /* a second memset column */
+	/* a second memset's column between them (sweep_data_table), NaN on cold and use */
+	if (bench_table_col(data, "cold_call_over_best") >
+	    bench_table_col(data, "auto_over_memset") + 1)
 		bench_cell_num(data, q->vs_memset2, "%.3f");
 	bench_cell_num(data, q->cold_vs_best, "%.3f");
 	for (size_t w = 0; w < 2; w++) {

@@ -116,14 +116,16 @@ static inline void score_recorded_in(const char *csv, const struct cp__bands *ba
 		char ext[16];
 		if (more && sscanf(line, "%15[^,],%zu,%31[^,],%lf", ext, &bytes, cont, &med) != 4)
 			continue;
-		if ((!more || (cur && bytes != cur)) && (cur < from || cur >= to)) {
-			best = 0, picked = -1;                 /* outside the range */
-		} else if (!more || (cur && bytes != cur)) {      /* a row is complete */
-			cr_expect(picked > 0, "%s %s: the pick was not measured", csv, extent);
-			cr_expect(picked >= floor * best, "%s %s: %s at %.1f GB/s, best %.1f (%.2f)",
-				  csv, extent, cp__bands_pick(bands, cur / PG)->name,
-				  picked, best, picked / best);
-			rows++;
+		if (!more || (cur && bytes != cur)) {      /* a row is complete */
+			if (cur >= from && cur < to) {     /* and in the range: scored */
+				cr_expect(picked > 0, "%s %s: the pick was not measured", csv,
+					  extent);
+				cr_expect(picked >= floor * best,
+					  "%s %s: %s at %.1f GB/s, best %.1f (%.2f)", csv, extent,
+					  cp__bands_pick(bands, cur / PG)->name, picked, best,
+					  picked / best);
+				rows++;
+			}
 			best = 0, picked = -1;
 		}
 		if (!more)
