@@ -402,23 +402,6 @@ Test(residency_run, disable_counter_from_the_environment)
 
 /* ---- this machine's counter and threshold ---- */
 
-/* Write back and evict every line of [p, p + len) from every cache level. */
-static void flush_from_caches(const void *p, size_t len)
-{
-#if defined(__x86_64__)
-	for (size_t at = 0; at < len; at += 64)
-		__asm__ volatile("clflush (%0)" : : "r"((const char *)p + at) : "memory");
-	__asm__ volatile("mfence" : : : "memory");
-#elif defined(__aarch64__)
-	uint64_t ctr;
-	__asm__ volatile("mrs %0, ctr_el0" : "=r"(ctr));
-	size_t line = (size_t)4 << ((ctr >> 16) & 0xf);    /* DminLine: log2 words */
-	for (size_t at = 0; at < len; at += line)
-		__asm__ volatile("dc civac, %0" : : "r"((const char *)p + at) : "memory");
-	__asm__ volatile("dsb sy" : : : "memory");
-#endif
-}
-
 /* The plan's verdict on buf: up to two chunks timed as cp__plan_run times them. */
 static int live_verdict(const struct cp__plan *pl, unsigned char *buf, uint64_t *first)
 {

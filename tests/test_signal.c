@@ -106,6 +106,39 @@ Test(signal, handler_interrupts_clears_in_progress)
 	guard_unmap(&g);
 }
 
+/* cp_clear_pages_cold below 1 MiB keeps the thread's verdict and when to time
+ * next (residency.c, written after each timed call): a 200 us timer whose
+ * handler makes small cold calls of its own lands inside the main loop's,
+ * thousands of calls apart. The buffer is flushed from the caches before each
+ * round, so that natively the verdicts go uncached and the timing spaces out
+ * to 256 calls, with the seeded calls before it. Every clear must be exact. */
+Test(signal, handler_interrupts_small_cold_clears)
+{
+	struct guarded g = setup_handler(SIGALRM);
+	const size_t pages = 256, step = 4;         /* 64 calls a round, all below 1 MiB */
+	struct guarded big = guarded_map(pages);
+	struct itimerval every = { { 0, 200 }, { 0, 200 } }, off = { { 0, 0 }, { 0, 0 } };
+	int rounds = test_quick() ? 40 : 400, rc = 0;
+	size_t bad = big.len;
+	cr_assert_eq(setitimer(ITIMER_REAL, &every, NULL), 0);
+	for (int r = 0; r < rounds && !rc && bad == big.len; r++) {
+		memset(big.mem, FILL, big.len);
+		flush_from_caches(big.mem, big.len);
+		for (size_t at = 0; at < pages && !rc; at += step)
+			rc = cp_clear_pages_cold(big.mem + at * CP_PAGE_SIZE, step);
+		bad = first_not(big.mem, big.len, 0);
+	}
+	cr_assert_eq(setitimer(ITIMER_REAL, &off, NULL), 0);
+	signal(SIGALRM, SIG_IGN);   /* and one still pending (valgrind delivers late) */
+	cr_assert_eq(rc, 0, "cp_clear_pages_cold failed");
+	cr_assert_eq(bad, big.len, "byte %zu not zero after being interrupted", bad);
+	cr_assert_gt(handler_runs, 0, "the timer never fired");
+	cr_assert_eq(handler_failures, 0, "%d of %d clears in the handler went wrong",
+		     (int)handler_failures, (int)handler_runs);
+	guard_unmap(&big);
+	guard_unmap(&g);
+}
+
 /* From the estimate's extent cp_clear_pages keeps the thread's last range
  * (residency.c), read at a call's start and written back at its end: a timer
  * whose handler clears another range of that extent lands inside the

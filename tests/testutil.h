@@ -252,4 +252,21 @@ static inline size_t count_lines(const char *s)
 	return n;
 }
 
+/* Write back and evict every line of [p, p + len) from every cache level. */
+static inline void flush_from_caches(const void *p, size_t len)
+{
+#if defined(__x86_64__)
+	for (size_t at = 0; at < len; at += 64)
+		__asm__ volatile("clflush (%0)" : : "r"((const char *)p + at) : "memory");
+	__asm__ volatile("mfence" : : : "memory");
+#elif defined(__aarch64__)
+	uint64_t ctr;
+	__asm__ volatile("mrs %0, ctr_el0" : "=r"(ctr));
+	size_t line = (size_t)4 << ((ctr >> 16) & 0xf);    /* DminLine: log2 words */
+	for (size_t at = 0; at < len; at += line)
+		__asm__ volatile("dc civac, %0" : : "r"((const char *)p + at) : "memory");
+	__asm__ volatile("dsb sy" : : : "memory");
+#endif
+}
+
 #endif

@@ -14,6 +14,8 @@
  *   reuse         threads clear ranges of the estimate's extent again and again
  *                 (cp_clear_pages keeps each thread's last range) against a
  *                 profile loader
+ *   cold          threads make small cp_clear_pages_cold calls (each keeps its
+ *                 verdict and when to time next) against a profile loader
  *
  * Last line: "N passed, N failed[, N skipped]".
  */
@@ -96,6 +98,21 @@ static void *profile_loader(void *arg)
 	do {
 		h->bad += cp_set_profile(profile_path) != 0;
 		h->bad += cp_set_profile(NULL) != 0;
+		h->done++;
+	} while (!stopped());
+	return NULL;
+}
+
+/* Small cold calls, one page each over the region: cp_clear_pages_cold's
+ * per-thread history times one in 64 to 256 of them. */
+static void *cold_clearer(void *arg)
+{
+	struct helper *h = arg;
+	do {
+		memset(h->region.mem, FILL, h->region.len);
+		for (size_t at = 0; at < PAGES; at++)
+			h->bad += cp_clear_pages_cold(h->region.mem + at * PG, 1) != 0;
+		h->bad += first_not(h->region.mem, h->region.len, 0) != h->region.len;
 		h->done++;
 	} while (!stopped());
 	return NULL;
@@ -355,6 +372,8 @@ int main(int argc, char **argv)
 	} else {
 		check_skip("reuse", "no residency estimate below 64 MiB here");
 	}
+	static void *(*const cold[])(void *) = { cold_clearer, cold_clearer, profile_loader };
+	run_with("cold: small cold calls, each thread's history", cold, 3, main_clears);
 	unlink(profile_path);
 	return finish_tally();
 }
