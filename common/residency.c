@@ -266,15 +266,21 @@ static __thread struct {
 	unsigned char uncached_run;   /* uncached verdicts in a row, at most MAX_SHIFT + 1 */
 } cold_history __attribute__((tls_model("initial-exec")));
 
-/* After a verdict: the calls until the next timed one, and the run. */
-static void history_verdict(int cached)
+/* After a verdict on a call of npages: the calls until the next timed one,
+ * and the run. The run doubles the interval only while it stays within
+ * CP__COLD_HISTORY_SPACED_PAGES of clearing at this call's extent. */
+static void history_verdict(int cached, size_t npages)
 {
 	unsigned run = cached ? 0 : cold_history.uncached_run + 1u;
 	if (run > CP__COLD_HISTORY_MAX_SHIFT + 1)
 		run = CP__COLD_HISTORY_MAX_SHIFT + 1;
+	unsigned shift = run ? run - 1 : 0;
+	while (shift && ((size_t)CP__COLD_HISTORY_CALLS << shift) * npages >
+				CP__COLD_HISTORY_SPACED_PAGES)
+		shift--;
 	cold_history.cached = (unsigned char)cached;
 	cold_history.uncached_run = (unsigned char)run;
-	cold_history.calls_left = (CP__COLD_HISTORY_CALLS << (run ? run - 1 : 0)) - 1;
+	cold_history.calls_left = (CP__COLD_HISTORY_CALLS << shift) - 1;
 }
 
 /* The one-page (or longer, for a slow counter) chunk a history verdict times;
@@ -301,7 +307,7 @@ static void __attribute__((noinline)) clear_cold_timed(const struct cp__state *s
 	if (!chunk) {
 		if (!seed) {               /* cannot time this: as the extent alone says */
 			cold_history.uncached_run = 0;
-			history_verdict(0);
+			history_verdict(0, npages);
 		}
 		nt->clear(addr, npages);
 		return;
@@ -315,7 +321,7 @@ static void __attribute__((noinline)) clear_cold_timed(const struct cp__state *s
 		t->clear(addr, chunk);
 	} else {
 		cached = cp__timed_clear(t, addr, chunk) <= timing.limit_ticks;
-		history_verdict(cached);
+		history_verdict(cached, npages);
 	}
 	if (npages > chunk)
 		(cached ? t : nt)->clear(addr + chunk * CP_PAGE_SIZE, npages - chunk);

@@ -43,9 +43,14 @@
  * lines our own non-temporal stores evicted. Those two temporal pages are the
  * price on cold memory (4 KiB slots, second Zen 3 VM: cold_call 0.92-0.95 of
  * avx2_nt), so uncached verdicts in a row space the timing out: 64 calls
- * after the first, 128 after the second, 256 from the third on; a cached
- * verdict goes back to 64. A thread whose cold targets turn hot keeps
- * non-temporal stores for at most 256 calls.
+ * after the first, 128 after the second, 256 from the third on, while an
+ * interval covers at most 4 MiB of clearing (4 KiB and 16 KiB calls reach
+ * 256, 32 KiB 128, from 64 KiB 64); a cached verdict goes back to 64. A
+ * thread whose cold targets turn hot keeps non-temporal stores until the
+ * next timed call (256 KiB calls: a median 83-148 of them at up to 256 apart,
+ * 23-26 at 64; bench/results/amd-zen3/vm2/switch.c), and from 64 KiB the 64
+ * calls between two timings already clear 4 MiB, over which the two temporal
+ * pages cost under 0.5 %.
  *
  * Counter: x86 TSC, arm64 CNTVCT_EL0 (arch/<arch>/counter.h). Its rate:
  * cp__cpu.counter_hz, or measured against CLOCK_MONOTONIC from the first use
@@ -79,6 +84,7 @@
 #define CP__COLD_HISTORY_BELOW_PAGES  256
 #define CP__COLD_HISTORY_CALLS        64
 #define CP__COLD_HISTORY_MAX_SHIFT    2      /* at most 64 << 2 calls apart */
+#define CP__COLD_HISTORY_SPACED_PAGES 1024   /* ... and at most 4 MiB, past 64 calls */
 /* cp_clear_pages on the range this thread cleared last, cached on its last
  * CP__REUSE_MIN_CACHED_RUN clears or more: temporal over slow chunks, at most
  * CP__REUSE_GRACE_CALLS calls in a row (see the top). */

@@ -333,29 +333,27 @@ Test(residency_run, a_range_cleared_again_keeps_temporal_stores)
  * 1 MiB by the thread's history (one page timed every 64th call; every 128th
  * and then 256th while the verdicts stay uncached), from 1 MiB by the
  * per-batch plan. */
-Test(residency_run, cp_clear_pages_cold_history_and_plan)
+/* Small cold calls of npages on a recording policy: uncached verdicts
+ * timed apart[v] calls apart (0: a cached verdict instead, and its 64 calls),
+ * then a cached one. Each timed call's first page is slow, the rest not. */
+static void walk_cold_history(size_t npages, const unsigned *apart, size_t n)
 {
-	publish_recording();
-	static const struct scenario timed_slow = SCENARIO(
-		"cold, 8 pages, first page slow: non-temporal after it", 8, SLOW(0), T(0, 1), N(1, 7));
-	static const struct scenario kept_nt = SCENARIO(
-		"cold, the next 63 calls: the history's non-temporal kernel, untimed", 8, SLOW(0),
-		N(0, 8));
+	char what[5][96];
+	snprintf(what[0], sizeof(what[0]), "cold, %zu pages, first page slow: non-temporal after it", npages);
+	snprintf(what[1], sizeof(what[1]), "cold, %zu pages, until the next timing: non-temporal, untimed", npages);
+	snprintf(what[2], sizeof(what[2]), "cold, %zu pages, the call before a timing: its first page temporal", npages);
+	snprintf(what[3], sizeof(what[3]), "cold, %zu pages, timed again, cached", npages);
+	snprintf(what[4], sizeof(what[4]), "cold, %zu pages, after a cached verdict: temporal", npages);
+	const struct scenario timed_slow = SCENARIO(what[0], npages, SLOW(0), T(0, 1), N(1, npages - 1));
+	const struct scenario kept_nt = SCENARIO(what[1], npages, SLOW(0), N(0, npages));
 	/* our non-temporal stores evicted the chunk the next call times: the
 	 * call before it clears that chunk temporally, so that a buffer cleared
 	 * again and again is timed as it is */
-	static const struct scenario seeded = SCENARIO(
-		"cold, the 64th call: its first page temporal, for the next call to time", 8,
-		NONE, T(0, 1), N(1, 7));
-	static const struct scenario timed_fast = SCENARIO(
-		"cold, the 65th call: timed again, cached", 8, NONE, T(0, 1), T(1, 7));
-	static const struct scenario kept_t = SCENARIO(
-		"cold, the calls after it: any's temporal kernel", 8, NONE, T(0, 8));
-	/* uncached verdicts in a row: timed 64, 128, 256, 256 calls apart; then
-	 * a cached one, and after it an uncached one 64 apart again */
-	static const unsigned apart[] = { 64, 128, 256, 256, 0, 64 };
-	for (size_t v = 0; v < sizeof(apart) / sizeof(apart[0]); v++) {
-		if (!apart[v]) {
+	const struct scenario seeded = SCENARIO(what[2], npages, NONE, T(0, 1), N(1, npages - 1));
+	const struct scenario timed_fast = SCENARIO(what[3], npages, NONE, T(0, 1), T(1, npages - 1));
+	const struct scenario kept_t = SCENARIO(what[4], npages, NONE, T(0, npages));
+	for (size_t v = 0; v <= n; v++) {
+		if (v == n || !apart[v]) {
 			run_scenario(&timed_fast, cp_clear_pages_cold, 0);
 			for (unsigned i = 1; i < CP__COLD_HISTORY_CALLS; i++)
 				run_scenario(&kept_t, cp_clear_pages_cold, 0);
@@ -366,9 +364,20 @@ Test(residency_run, cp_clear_pages_cold_history_and_plan)
 			run_scenario(&kept_nt, cp_clear_pages_cold, 0);
 		run_scenario(&seeded, cp_clear_pages_cold, 0);
 	}
-	run_scenario(&timed_fast, cp_clear_pages_cold, 0);
-	for (unsigned i = 1; i < CP__COLD_HISTORY_CALLS; i++)
-		run_scenario(&kept_t, cp_clear_pages_cold, 0);
+}
+
+Test(residency_run, cp_clear_pages_cold_history_and_plan)
+{
+	publish_recording();
+	/* uncached verdicts in a row: timed 64, 128, 256, 256 calls apart; then
+	 * a cached one, and after it an uncached one 64 apart again */
+	static const unsigned apart[] = { 64, 128, 256, 256, 0, 64 };
+	walk_cold_history(4, apart, sizeof(apart) / sizeof(apart[0]));
+	/* spaced out only while an interval clears at most 4 MiB: 128 calls of
+	 * 32 KiB, 64 of 64 KiB (whatever the thread's run of uncached verdicts) */
+	static const unsigned apart_32k[] = { 64, 128, 128 }, apart_64k[] = { 64, 64, 64 };
+	walk_cold_history(8, apart_32k, sizeof(apart_32k) / sizeof(apart_32k[0]));
+	walk_cold_history(16, apart_64k, sizeof(apart_64k) / sizeof(apart_64k[0]));
 	static const struct scenario large = SCENARIO(
 		"cold, 8 MiB: per batch, the first uncached, the second cached", 2048, SLOW(0),
 		T(0, 4), N(4, 1020), T(1024, 4), T(1028, 1020));
