@@ -30,7 +30,7 @@ static const struct scenario {
  * every measuring option. */
 static const struct { const char *name; unsigned uses; } scenario_uses[] = {
 	{ "sweep",    BO_OUTPUTS | BO_PLOT | BO_KERNEL | BO_SIZES | BO_ROUNDS | BO_TARGET |
-		      BO_POOL },
+		      BO_POOL | BO_SAMPLES },
 	{ "batch",    BO_OUTPUTS | BO_PLOT | BO_KERNEL | BO_REGION | BO_ROUNDS },
 	{ "walk",     BO_OUTPUTS | BO_PLOT | BO_KERNEL | BO_REGION | BO_ROUNDS },
 	{ "latency",  BO_OUTPUTS | BO_PLOT | BO_KERNEL | BO_REGION | BO_ROUNDS },
@@ -50,7 +50,7 @@ static const struct { const char *name; unsigned uses; } scenario_uses[] = {
 static const char *const option_names[] = {
 	"--quick", "--csv", "--json", "--plot", "--kernel", "--threads", "--sizes", "--rounds",
 	"--region", "--batch", "--random-fault", "--hugetlb", "--out", "--tune", "--force",
-	"--install", "--target", "--pool", "--loop"
+	"--install", "--target", "--pool", "--loop", "--samples"
 };
 #define NOPTIONS (sizeof(option_names) / sizeof(option_names[0]))
 
@@ -59,7 +59,8 @@ static unsigned uses_of(const char *scenario)
 	for (size_t i = 0; i < sizeof(scenario_uses) / sizeof(scenario_uses[0]); i++)
 		if (!strcmp(scenario_uses[i].name, scenario))
 			return scenario_uses[i].uses;
-	return ~(unsigned)(BO_OUT | BO_TUNE | BO_FORCE | BO_INSTALL | BO_TARGET | BO_POOL | BO_LOOP);
+	return ~(unsigned)(BO_OUT | BO_TUNE | BO_FORCE | BO_INSTALL | BO_TARGET | BO_POOL | BO_LOOP |
+			   BO_SAMPLES);
 }
 
 static void list_options(FILE *f, unsigned uses)
@@ -111,6 +112,8 @@ static void usage(FILE *f)
 "  --pool SIZE        the pool of cold and use (default 4G, less where memory is short)\n"
 "  --loop             calloc: only the calloc + free loop of mimalloc #1104, blocks reused\n"
 "                     from an arena (at --sizes, default 256M,1G; --quick: 256M)\n"
+"  --samples FILE     sweep: every timed sample as CSV (target, extent, round, its place\n"
+"                     in the round's order, the contender before it, seconds, GB/s)\n"
 
 "  --version          the clearpages version clearbench is built with\n"
 "  --help             this text\n"
@@ -226,7 +229,7 @@ static int parse_args(int argc, char **argv, struct bench_opts *o, const struct 
 	/* O_QUICK + i is option_names[i] and BO_* bit i */
 	enum { O_QUICK = 256, O_CSV, O_JSON, O_PLOT, O_KERNEL, O_THREADS, O_SIZES, O_ROUNDS,
 	       O_REGION, O_BATCH, O_RANDOM, O_HUGETLB, O_OUT, O_TUNE, O_FORCE, O_INSTALL, O_TARGET,
-	       O_POOL, O_LOOP, O_HELP, O_VERSION };
+	       O_POOL, O_LOOP, O_SAMPLES, O_HELP, O_VERSION };
 	static const struct option longopts[] = {
 		{ "quick", no_argument, 0, O_QUICK },     { "csv", required_argument, 0, O_CSV },
 		{ "json", required_argument, 0, O_JSON }, { "plot", required_argument, 0, O_PLOT },
@@ -244,6 +247,7 @@ static int parse_args(int argc, char **argv, struct bench_opts *o, const struct 
 		{ "target", required_argument, 0, O_TARGET },
 		{ "pool", required_argument, 0, O_POOL },
 		{ "loop", no_argument, 0, O_LOOP },
+		{ "samples", required_argument, 0, O_SAMPLES },
 		{ 0, 0, 0, 0 }
 	};
 	unsigned long v;
@@ -271,6 +275,7 @@ static int parse_args(int argc, char **argv, struct bench_opts *o, const struct 
 		case O_TARGET: rc = parse_targets(optarg, o); break;
 		case O_POOL: rc = parse_pool(optarg, o); break;
 		case O_LOOP: o->loop_only = 1; break;
+		case O_SAMPLES: o->samples_path = optarg; break;
 		case O_RANDOM: o->random_fault = 1; break;
 		case O_HUGETLB: o->hugetlb = 1; break;
 		case O_THREADS:

@@ -24,7 +24,7 @@ enum {
 	BO_KERNEL = 1u << 4, BO_THREADS = 1u << 5, BO_SIZES = 1u << 6, BO_ROUNDS = 1u << 7,
 	BO_REGION = 1u << 8, BO_BATCH = 1u << 9, BO_RANDOM = 1u << 10, BO_HUGETLB = 1u << 11,
 	BO_OUT = 1u << 12, BO_TUNE = 1u << 13, BO_FORCE = 1u << 14, BO_INSTALL = 1u << 15,
-	BO_TARGET = 1u << 16, BO_POOL = 1u << 17, BO_LOOP = 1u << 18
+	BO_TARGET = 1u << 16, BO_POOL = 1u << 17, BO_LOOP = 1u << 18, BO_SAMPLES = 1u << 19
 };
 
 /* What a clear lands on (targets.c): the cache as a loop leaves it, memory
@@ -58,6 +58,7 @@ struct bench_opts {
 	unsigned targets;          /* --target: 1 << BK_* (0 = the scenario's default) */
 	size_t pool;               /* --pool bytes for cold and use targets, 0 = default */
 	int loop_only;             /* --loop: calloc's loop rows alone */
+	const char *samples_path;  /* sweep --samples FILE: every timed sample as CSV */
 	size_t nargs;              /* compare's files */
 	const char *args[2];
 	const char *argv0;         /* this program, for the second-libc memset helper */
@@ -140,6 +141,7 @@ struct bench_rounds {
 	size_t span;               /* > bytes: passes walk [buf, buf + span) in slots of bytes */
 	enum bench_kind kind;      /* BK_HOT: buf; else each pass on a slot of pool */
 	struct bench_pool *pool;
+	unsigned *place;           /* NULL, or place[c * rounds + r]: c's place in round r */
 };
 /* Rounds for one extent: many at 4 KiB, few at 1 GiB; opts->rounds wins. */
 struct bench_rounds bench_rounds_for(const struct bench_opts *opts, size_t bytes);
@@ -153,7 +155,8 @@ double bench_time_passes(const struct bench_contender *c, void *buf, size_t byte
 			 const struct bench_rounds *cfg, size_t *slot);
 /* Each round visits the contenders in a fresh random order; each visit is
  * `warmup` untimed passes, then `reps` timed passes. samples[c * rounds + r]
- * is seconds per pass. With a span, each pass clears the next slot of it. */
+ * is seconds per pass (and cfg->place, where given, the order). With a span,
+ * each pass clears the next slot of it. */
 void bench_run_rounds(const struct bench_contender *c, size_t n, void *buf, size_t bytes,
 		      const struct bench_rounds *cfg, uint64_t *rng, double *samples);
 /* bench_run_rounds into a new array (the caller frees it), with a random

@@ -197,7 +197,7 @@ int bench_libc_helper_main(void)
 				return 1;
 			mapped = q.span;
 		}
-		struct bench_rounds cfg = { 1, q.warmup, q.reps, q.span, BK_HOT, NULL };
+		struct bench_rounds cfg = { 1, q.warmup, q.reps, q.span, BK_HOT, NULL, NULL };
 		slot %= q.span > q.bytes ? q.span / q.bytes : 1;
 		double per_pass = bench_time_passes(&c, buf, q.bytes, &cfg, &slot);
 		if (write_all(1, &per_pass, sizeof(per_pass)))

@@ -35,6 +35,7 @@ struct bench_rounds bench_rounds_for(const struct bench_opts *opts, size_t bytes
 	r.span = bytes;
 	r.kind = BK_HOT;
 	r.pool = NULL;
+	r.place = NULL;
 	return r;
 }
 
@@ -98,6 +99,8 @@ void bench_run_rounds(const struct bench_contender *c, size_t n, void *buf, size
 			samples[order[k] * cfg->rounds + r] = ct->timed ?
 				ct->timed(ct, bytes, cfg) :
 				bench_time_passes(ct, buf, bytes, cfg, &slot);
+			if (cfg->place)
+				cfg->place[order[k] * cfg->rounds + r] = (unsigned)k;
 		}
 	}
 	free(order);

@@ -87,7 +87,7 @@ grep -q '"target": "use"' "$OUT/sweep.json" || die "sweep.json has no target col
 grep -q "^sweep summary" "$OUT/sweep.txt" || die "sweep printed no summary"
 if $BENCH sweep --target cold,use --quick --sizes 4k,64k --rounds 2 --pool 8M \
     --csv "$OUT/sweep-cu.csv" --json "$OUT/sweep-cu.json" --plot "$OUT/sweep-cu.png" \
-    > "$OUT/sweep-cu.txt" 2> "$OUT/sweep-cu.err"; then
+    --samples "$OUT/sweep-cu-samples.csv" > "$OUT/sweep-cu.txt" 2> "$OUT/sweep-cu.err"; then
 	grep -q "^hot," "$OUT/sweep-cu.csv" && die "--target cold,use measured hot"
 	grep -q "^cold,64K,65536,cold_call," "$OUT/sweep-cu.csv" || die "--target cold,use: no cold rows"
 	grep -q "^use,64K,65536,cold_call," "$OUT/sweep-cu.csv" || die "--target cold,use: no use rows"
@@ -95,6 +95,19 @@ if $BENCH sweep --target cold,use --quick --sizes 4k,64k --rounds 2 --pool 8M \
 		[ -s "$OUT/$f" ] || die "--target cold,use --plot wrote no $f"
 	done
 	[ -e "$OUT/sweep-cu-hot.png" ] && die "--target cold,use plotted hot"
+	# --samples: a row per contender, extent, kind and round (2 rounds), each
+	# round's places 0.. with the contender before each
+	samples="$OUT/sweep-cu-samples.csv"
+	head -1 "$samples" | grep -qx "target,extent,bytes,round,place,after,contender,seconds,gbs" ||
+		die "--samples: no header"
+	n=$(grep -c "^cold,64K,65536,1,[0-9]*,[a-z_0-9.]*,cold_call,[0-9.e+-]*,[0-9.]*$" "$samples")
+	[ "$n" -eq 1 ] || die "--samples: $n rows of cold_call, cold, 64K, round 1 (want 1)"
+	rows=$(grep -c "^cold,64K,65536,1," "$samples")
+	[ "$(grep -c "^cold,64K,65536,1,0,," "$samples")" -eq 1 ] &&
+		[ "$(grep -c "^cold,64K,65536,1,$((rows - 1)),[a-z]" "$samples")" -eq 1 ] ||
+		die "--samples: round 1 of cold 64K does not run from place 0 to $((rows - 1))"
+	[ "$(wc -l < "$samples")" -eq $((1 + 2 * 2 * 2 * rows)) ] ||
+		die "--samples: $(wc -l < "$samples") lines, want $((1 + 8 * rows))"
 	$BENCH compare "$OUT/sweep.json" "$OUT/sweep-cu.json" > "$OUT/compare-cu.txt" 2>&1 ||
 		die "compare of sweep and sweep --target cold,use exited $?"
 	grep -q "^ *cold / 4K / auto " "$OUT/compare-cu.txt" || die "compare matched no cold row"
@@ -151,7 +164,8 @@ for args in "no-such-scenario" "sweep --sizes 3k" "sweep --rounds 0" "sweep --ke
 	    "compare $OUT/broken.json $OUT/sweep.json" "compare $OUT/sweep.json $OUT/walk.json" \
 	    "compare $OUT/no-such.json $OUT/sweep.json" "sweep extra-argument" \
 	    "sweep --force" "tune --out /dev/null" "sweep --target warm" "sweep --target hot,," \
-	    "sweep --pool 1k" "sweep --sizes 8M --pool 8M" "walk --target cold"; do
+	    "sweep --pool 1k" "sweep --sizes 8M --pool 8M" "walk --target cold" \
+	    "sweep --samples $OUT/no/such/dir/s.csv" "batch --samples $OUT/s.csv"; do
 	# shellcheck disable=SC2086
 	$BENCH $args > /dev/null 2> "$OUT/bad.err"
 	rc=$?

@@ -10,6 +10,7 @@
  * against the fastest kernel and auto against each memset, all measured in
  * the same rounds. The tables' output and the plots: sweep_out.c.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,12 +54,41 @@ static void paired_ratio(const double *samples, size_t rounds, size_t i, size_t 
 	free(ratio);
 }
 
+/* --samples: a row per timed sample, with its place in the round and the
+ * contender timed just before it (what the paired ratios and a contender's
+ * spread can be checked against). */
+static void write_samples(const struct sweep_kind *k, size_t bytes, const double *samples,
+			  const unsigned *place, size_t rounds)
+{
+	char ext[16];
+	bench_size_str(bytes, ext, sizeof(ext));
+	size_t who[SWEEP_NCONT];
+	for (size_t r = 0; r < rounds; r++) {
+		for (size_t i = 0; i < k->n; i++)
+			who[place[i * rounds + r]] = i;
+		for (size_t i = 0; i < k->n; i++) {
+			unsigned at = place[i * rounds + r];
+			double s = samples[i * rounds + r];
+			fprintf(k->samples, "%s,%s,%zu,%zu,%u,%s,%s,%.9g,%.3f\n",
+				bench_kind_names[k->kind], ext, bytes, r, at,
+				at ? k->c[who[at - 1]].name : "", k->c[i].name, s,
+				bench_gbs(bytes, s));
+		}
+	}
+}
+
 /* c[0 .. nkernels) are the kernels, then the baselines. */
 static void measure(const struct sweep_kind *k, size_t nkernels, void *buf, size_t bytes,
 		    const struct bench_opts *opts, struct bench_pool *pool, struct row *row)
 {
 	struct bench_rounds cfg = bench_rounds_for_kind(opts, bytes, k->kind, pool);
+	if (k->samples && !(cfg.place = malloc(k->n * cfg.rounds * sizeof(*cfg.place))))
+		abort();
 	double *samples = bench_sample(k->c, k->n, buf, bytes, &cfg);
+	if (cfg.place) {
+		write_samples(k, bytes, samples, cfg.place, cfg.rounds);
+		free(cfg.place);
+	}
 	row->best = row->best_kernel = 0;
 	row->rounds = cfg.rounds;
 	for (size_t i = 0; i < k->n; i++) {
@@ -264,6 +294,15 @@ int bench_sweep(const struct bench_opts *opts)
 	sw.i_memset2 = sw.n;
 	if (bench_memset_other_libc(opts, &sw.c[sw.n]))
 		sw.i_memset2 = sw.n++;
+	FILE *samples = NULL;
+	if (opts->samples_path) {
+		if (!(samples = fopen(opts->samples_path, "w"))) {
+			fprintf(stderr, "clearbench: --samples '%s': %s\n", opts->samples_path,
+				strerror(errno));
+			return 2;
+		}
+		fprintf(samples, "target,extent,bytes,round,place,after,contender,seconds,gbs\n");
+	}
 	struct bench_table *data = sweep_data_table(&sw);
 	for (unsigned kind = 0; kind < BK_NKINDS && !rc; kind++) {
 		if (!(sw.targets & 1u << kind))
@@ -271,6 +310,7 @@ int bench_sweep(const struct bench_opts *opts)
 		struct sweep_kind *k = &sw.kinds[sw.nkinds++];
 		size_t sizes[BENCH_MAX_SIZES], nsizes = kind_sizes(opts, kind, sizes);
 		kind_contenders(k, kind, sw.c, sw.n);
+		k->samples = samples;
 		size_t top = largest(sizes, nsizes);
 		if (kind == BK_HOT) {
 			void *buf = bench_map(top);
@@ -291,6 +331,10 @@ int bench_sweep(const struct bench_opts *opts)
 	if (sw.pool.base)
 		bench_pool_close(&sw.pool);
 	bench_memset_other_libc_stop();
+	if (samples && fclose(samples)) {
+		fprintf(stderr, "clearbench: --samples '%s': %s\n", opts->samples_path, strerror(errno));
+		rc = 1;
+	}
 	if (!rc)
 		rc = sweep_output(opts, &sw, data);
 	for (size_t i = 0; i < sw.nkinds; i++) {

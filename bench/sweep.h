@@ -3,6 +3,7 @@
 #ifndef CLEARBENCH_SWEEP_H
 #define CLEARBENCH_SWEEP_H
 
+#include <stdio.h>
 #include "clearbench.h"
 
 #define SWEEP_NCONT (BENCH_MAX_KERNELS + 5)
@@ -26,6 +27,7 @@ struct sweep_kind {
 	struct bench_table *wide, *spread;               /* medians; min-max */
 	size_t nsizes;
 	struct sweep_ratios q[BENCH_MAX_SIZES];
+	FILE *samples;                                   /* --samples, or NULL */
 };
 
 struct sweep {

@@ -364,6 +364,8 @@ int bench_check_outputs(const struct bench_opts *opts)
 		return 2;
 	if (opts->plot_path && check_writable("--plot", opts->plot_path))
 		return 2;
+	if (opts->samples_path && check_writable("--samples", opts->samples_path))
+		return 2;
 	struct stat st;
 	/* report's folder: one we may write in, or a new one in such a folder
 	 * (tune's --out is a file: tune checks it itself) */
