@@ -18,7 +18,17 @@
  * follow; non-temporal ones over those pages ran 0.64x in calloc's fresh
  * 4-16 MiB rows). A chunk merely slow (cold memory: 1.7-2.0x the limit here)
  * decides at once: a second chunk would cost as much again on every cold
- * batch.
+ * batch. A batch found uncached ends with its chunks cleared again by the
+ * non-temporal kernel: their lines would otherwise stay cached in a range
+ * that is not, and the next estimate of that range (a pool recycling cold
+ * blocks) would time them. Zen 3 VM, 1 and 4 MiB blocks of a 2 GiB pool,
+ * nothing else running: 6-29 % of the chunks of blocks seen before timed
+ * "cached" (none of the first visits); cp_clear_pages_cold went from 0.87-0.91
+ * of avx2_nt to 0.96-1.00 at 4 MiB, 0.90 to 0.93-0.95 at 1 MiB
+ * (bench/results/amd-zen3/vm2/pool.c). Cleared again right after the chunk,
+ * while its own stores were still in flight, it cost 1-10 % more; at the
+ * batch's end 0-1 % at 4 MiB, 1-5 % at 1 MiB (vm2/cold1m.c); in the sweep's
+ * cold rows, whose contenders evict the chunks between visits, level.
  * Measured alternatives and why they lost: docs/dispatch.md.
  *
  * cp_clear_pages (and cp_clear's body) on the range the calling thread
@@ -85,6 +95,12 @@
 #define CP__COLD_HISTORY_CALLS        64
 #define CP__COLD_HISTORY_MAX_SHIFT    2      /* at most 64 << 2 calls apart */
 #define CP__COLD_HISTORY_SPACED_PAGES 1024   /* ... and at most 4 MiB, past 64 calls */
+/* cp_clear_pages_cold from the history's end (1 MiB) to this: one-page chunks,
+ * as the history's. Cold 1 MiB, a chunk then avx2_nt, against avx2_nt alone:
+ * 0.96-0.98 with 4 KiB, 0.92-0.96 with 16 KiB (vm2/cold1m.c). Below 2 MiB a hot target is in the L2 of the Intel hosts (whose
+ * LLC-resident chunks 4 KiB misjudges) or the L2 or L3 of the AMD ones (a
+ * 4 KiB chunk of Zen 3's L3: ~190 ticks against a 626-tick limit). */
+#define CP__COLD_PAGE_CHUNK_BELOW_PAGES 512
 /* cp_clear_pages on the range this thread cleared last, cached on its last
  * CP__REUSE_MIN_CACHED_RUN clears or more: temporal over slow chunks, at most
  * CP__REUSE_GRACE_CALLS calls in a row (see the top). */
