@@ -192,7 +192,7 @@ int cp__plan_run(const struct cp__plan *pl, void *addr, size_t npages)
 		 * estimate of this range would time them, not the range (a pool of
 		 * cold blocks: 6-29 % of its estimates said "cached"). Cleared again
 		 * non-temporally, they leave; at the batch's end, when their own
-		 * stores are done (right after them, it cost 2-6 %). */
+		 * stores are done (right after them, it cost 1-10 %). */
 		if (timed && !cached && !pl->reused && is_nt(pl->uncached))
 			pl->uncached->clear(p - timed * chunk * CP_PAGE_SIZE, timed * chunk);
 		p += batch * CP_PAGE_SIZE;

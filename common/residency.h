@@ -97,9 +97,10 @@
 #define CP__COLD_HISTORY_SPACED_PAGES 1024   /* ... and at most 4 MiB, past 64 calls */
 /* cp_clear_pages_cold from the history's end (1 MiB) to this: one-page chunks,
  * as the history's. Cold 1 MiB, a chunk then avx2_nt, against avx2_nt alone:
- * 0.96-0.98 with 4 KiB, 0.92-0.96 with 16 KiB (vm2/cold1m.c). Below 2 MiB a hot target is in the L2 of the Intel hosts (whose
- * LLC-resident chunks 4 KiB misjudges) or the L2 or L3 of the AMD ones (a
- * 4 KiB chunk of Zen 3's L3: ~190 ticks against a 626-tick limit). */
+ * 0.96-0.98 with 4 KiB, 0.92-0.96 with 16 KiB (vm2/cold1m.c). Below 2 MiB
+ * a hot target is in the L2 of the Intel hosts (whose LLC-resident chunks
+ * 4 KiB misjudges) or the L2 or L3 of the AMD ones (a 4 KiB chunk of Zen 3's
+ * L3: ~190 ticks against a 626-tick limit). */
 #define CP__COLD_PAGE_CHUNK_BELOW_PAGES 512
 /* cp_clear_pages on the range this thread cleared last, cached on its last
  * CP__REUSE_MIN_CACHED_RUN clears or more: temporal over slow chunks, at most

@@ -365,12 +365,16 @@ Test(residency_run, a_range_cleared_again_keeps_temporal_stores)
  * then a cached one. Each timed call's first page is slow, the rest not. */
 static void walk_cold_history(size_t npages, const unsigned *apart, size_t n)
 {
+	static const char *const step[5] = {
+		"first page slow: non-temporal after it",
+		"until the next timing: non-temporal, untimed",
+		"the call before a timing: its first page temporal",
+		"timed again, cached",
+		"after a cached verdict: temporal",
+	};
 	char what[5][96];
-	snprintf(what[0], sizeof(what[0]), "cold, %zu pages, first page slow: non-temporal after it", npages);
-	snprintf(what[1], sizeof(what[1]), "cold, %zu pages, until the next timing: non-temporal, untimed", npages);
-	snprintf(what[2], sizeof(what[2]), "cold, %zu pages, the call before a timing: its first page temporal", npages);
-	snprintf(what[3], sizeof(what[3]), "cold, %zu pages, timed again, cached", npages);
-	snprintf(what[4], sizeof(what[4]), "cold, %zu pages, after a cached verdict: temporal", npages);
+	for (int i = 0; i < 5; i++)
+		snprintf(what[i], sizeof(what[i]), "cold, %zu pages, %s", npages, step[i]);
 	const struct scenario timed_slow = SCENARIO(what[0], npages, SLOW(0), T(0, 1), N(1, npages - 1));
 	const struct scenario kept_nt = SCENARIO(what[1], npages, SLOW(0), N(0, npages));
 	/* our non-temporal stores evicted the chunk the next call times: the
