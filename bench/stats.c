@@ -43,15 +43,20 @@ static double *sorted_copy(const double *v, size_t n)
 	return s;
 }
 
-/* Linear interpolation between closest ranks on a sorted copy. */
+/* Linear interpolation between closest ranks of s, sorted, n > 0. */
+static double sorted_percentile(const double *s, size_t n, double p)
+{
+	double pos = p / 100.0 * (double)(n - 1);
+	size_t lo = (size_t)pos;
+	return lo + 1 < n ? s[lo] + (pos - (double)lo) * (s[lo + 1] - s[lo]) : s[n - 1];
+}
+
 double bench_percentile(const double *v, size_t n, double p)
 {
 	if (n == 0)
 		return NAN;
 	double *s = sorted_copy(v, n);
-	double pos = p / 100.0 * (double)(n - 1);
-	size_t lo = (size_t)pos;
-	double r = lo + 1 < n ? s[lo] + (pos - (double)lo) * (s[lo + 1] - s[lo]) : s[n - 1];
+	double r = sorted_percentile(s, n, p);
 	free(s);
 	return r;
 }
@@ -113,8 +118,9 @@ double bench_median_interval(const double *v, size_t n, double *lo, double *hi)
 	}
 	*lo = s[k - 1];
 	*hi = s[n - k];
+	double median = sorted_percentile(s, n, 50.0);
 	free(s);
-	return bench_median(v, n);
+	return median;
 }
 
 uint64_t bench_random(uint64_t *state)
