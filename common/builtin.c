@@ -82,16 +82,16 @@ const struct cp__builtin cp__builtins[] = {
 	 * tune) and 0.93-1.19 at 4 MiB. */
 	/* discard_from: never, as on Zen 4: on 4 KiB pages madvise alone took
 	 * 2.4-4.6x the stores at every extent to 128 MiB (tune, three runs). */
-	/* Uncached from 1 MiB to 4 MiB, sse2, not avx2: on a second Zen 3 VM
+	/* Uncached from 16 KiB to 4 MiB, sse2, not avx2: on a second Zen 3 VM
 	 * (2026-12-03) 16-byte stores ran 1.12-1.32x the 32-byte ones on cold
 	 * targets and 1.12-1.23x on cold-then-written ones from 16 KiB, three
 	 * sweeps; level on the first (1 MiB, medians of nine sweeps: cold 1.03,
-	 * cold-then-written 0.94). From 1 MiB, twice the L2, a cached target
-	 * misjudged costs little (hot 1-4 MiB: sse2 0.91-0.92 of avx2, against
-	 * 0.52 at 256 KiB), and timing a chunk cost hot 1-2 MiB nothing
-	 * measurable (3-18 % at 32-512 KiB). */
+	 * cold-then-written 0.94). A cached target misjudged pays for it (hot
+	 * 256 KiB: sse2 0.52 of avx2) and timing a chunk per call cost hot
+	 * buffers 3-18 % at 32-512 KiB, so below 1 MiB the thread's history
+	 * decides (residency.h): a buffer cleared again is never timed. */
 	{ "amd-zen3", 2,
 	  { { 0, "avx2" }, { MIB(16), "avx2_nt" } }, MIB(8), 16000, CP__BAND_UNUSED, MIB(4),
-	  3, { { 0, "avx2" }, { MIB(1), "sse2" }, { MIB(4), "avx2_nt" } } },
+	  3, { { 0, "avx2" }, { KIB(16), "sse2" }, { MIB(4), "avx2_nt" } } },
 };
 const size_t cp__builtins_len = sizeof(cp__builtins) / sizeof(cp__builtins[0]);

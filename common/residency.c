@@ -145,7 +145,9 @@ void cp__plan_any(const struct cp__state *s, size_t extent, struct cp__plan *out
 	out->kernel = cp__bands_pick(&s->policy.any, extent);
 	out->uncached = NULL;
 	out->reused = 0;
-	if (extent >= s->policy.estimate_from_pages)
+	/* below the history's end a chunk per call costs a cached target too
+	 * much (the top): cp_clear_pages' small calls go by the history */
+	if (extent >= s->policy.estimate_from_pages && extent >= CP__COLD_HISTORY_BELOW_PAGES)
 		plan_pair(s, out->kernel, cp__bands_pick(&s->policy.uncached, extent),
 			  CP__RESIDENCY_CHUNK_PAGES, out);
 }
@@ -201,6 +203,120 @@ int cp__plan_run(const struct cp__plan *pl, void *addr, size_t npages)
 	return all_cached;
 }
 
+/* ---- the small calls' history: cp_clear_pages_cold, and cp_clear_pages where
+ * its uncached bands part from any's below the plan's first extent ---- */
+
+#ifndef CLEARPAGES_FREESTANDING
+/* The calling thread's last verdict on one kind of small call. Initial-exec
+ * TLS: a plain %fs/TPIDR_EL0-relative access, no call, async-signal-safe. A
+ * handler that interrupts an update leaves at worst a stale verdict. */
+struct small_history {
+	unsigned calls_left;
+	unsigned char cached;
+	unsigned char uncached_run;   /* uncached verdicts in a row, at most MAX_SHIFT + 1 */
+};
+static __thread struct small_history cold_history __attribute__((tls_model("initial-exec")));
+/* cp_clear_pages' small calls: the history of the ranges it had not just
+ * cleared, and the range it cleared last. */
+static __thread struct {
+	struct small_history h;
+	uintptr_t addr;
+	size_t npages;
+} any_small __attribute__((tls_model("initial-exec")));
+
+/* After a verdict on a call of npages: the calls until the next timed one,
+ * and the run. The run doubles the interval only while it stays within
+ * CP__COLD_HISTORY_SPACED_PAGES of clearing at this call's extent. */
+static void history_verdict(struct small_history *h, int cached, size_t npages)
+{
+	unsigned run = cached ? 0 : h->uncached_run + 1u;
+	if (run > CP__COLD_HISTORY_MAX_SHIFT + 1)
+		run = CP__COLD_HISTORY_MAX_SHIFT + 1;
+	unsigned shift = run ? run - 1 : 0;
+	while (shift && ((size_t)CP__COLD_HISTORY_CALLS << shift) * npages >
+				CP__COLD_HISTORY_SPACED_PAGES)
+		shift--;
+	h->cached = (unsigned char)cached;
+	h->uncached_run = (unsigned char)run;
+	h->calls_left = (CP__COLD_HISTORY_CALLS << shift) - 1;
+}
+
+/* The one-page (or longer, for a slow counter) chunk a history verdict times;
+ * 0 where this call cannot be timed. Computed on the calls that time or seed
+ * only: the division is not for every call. */
+static size_t history_chunk(const struct cp__state *s, const struct cp_kernel *t, size_t npages,
+			    struct cp__timing *timing)
+{
+	if (is_nt(t) || !cp__timing_for(s->policy.cached_min_mbps, cp__counter_hz(s), 1, timing) ||
+	    timing->chunk_pages > npages)
+		return 0;
+	return timing->chunk_pages;
+}
+
+/* The calls that time or seed (one or two in 64 to 256): out of line, so that
+ * the others pay one band lookup and a tail call. Cached: any's kernel;
+ * uncached: the band of `uncached`. */
+static void __attribute__((noinline)) clear_small_timed(const struct cp__state *s,
+							 struct small_history *h,
+							 const struct cp__bands *uncached,
+							 char *addr, size_t npages, int seed)
+{
+	const struct cp_kernel *u = cp__bands_pick(uncached, npages);
+	const struct cp_kernel *t = cp__bands_pick(&s->policy.any, npages);
+	struct cp__timing timing;
+	size_t chunk = history_chunk(s, t, npages, &timing);
+	if (!chunk) {
+		if (!seed) {               /* cannot time this: as the extent alone says */
+			h->uncached_run = 0;
+			history_verdict(h, uncached != &s->policy.cold, npages);
+		}
+		(h->cached ? t : u)->clear(addr, npages);
+		return;
+	}
+	int cached = 0;
+	if (seed) {
+		/* The call before a timed one clears that chunk temporally: our
+		 * own non-temporal stores evict what they clear (AMD), so a buffer
+		 * cleared again and again, once judged cold, would be timed cold
+		 * from then on. On cold memory: two temporal chunks in 64 to 256 calls. */
+		t->clear(addr, chunk);
+	} else {
+		cached = cp__timed_clear(t, addr, chunk) <= timing.limit_ticks;
+		history_verdict(h, cached, npages);
+	}
+	if (npages > chunk)
+		(cached ? t : u)->clear(addr + chunk * CP_PAGE_SIZE, npages - chunk);
+}
+
+static inline void clear_small(const struct cp__state *s, struct small_history *h,
+			       const struct cp__bands *uncached, char *addr, size_t npages)
+{
+	if (!h->calls_left) {
+		clear_small_timed(s, h, uncached, addr, npages, 0);   /* sets calls_left */
+	} else if (--h->calls_left || h->cached ||
+		   !is_nt(cp__bands_pick(uncached, npages))) {
+		cp__bands_pick(h->cached ? &s->policy.any : uncached, npages)->clear(addr, npages);
+	} else {
+		clear_small_timed(s, h, uncached, addr, npages, 1);
+	}
+}
+
+/* cp_clear_pages below the plan's first extent: the range this thread
+ * cleared last is cached (it was just cleared, and is smaller than any L2),
+ * so a loop over one buffer never times; any other range goes by the
+ * thread's history. */
+static void clear_any_small(const struct cp__state *s, char *addr, size_t npages)
+{
+	if (any_small.addr == (uintptr_t)addr && any_small.npages == npages) {
+		cp__bands_pick(&s->policy.any, npages)->clear(addr, npages);
+		return;
+	}
+	any_small.addr = (uintptr_t)addr;
+	any_small.npages = npages;
+	clear_small(s, &any_small.h, &s->policy.uncached, addr, npages);
+}
+#endif
+
 /* ---- cp_clear_pages from the estimate's extent ---- */
 
 #ifndef CLEARPAGES_FREESTANDING
@@ -219,6 +335,9 @@ static __thread struct reuse_history any_history __attribute__((tls_model("initi
 void cp__reuse_history_forget(void)
 {
 	any_history = (struct reuse_history){ 0 };
+	any_small.h = (struct small_history){ 0 };
+	any_small.addr = 0;
+	any_small.npages = 0;
 }
 
 /* The history after a clear of this range: cached (every chunk timed
@@ -245,6 +364,12 @@ void __attribute__((noinline)) cp__clear_any_estimated(const struct cp__state *s
 						    size_t npages)
 {
 	struct cp__plan pl;
+#ifndef CLEARPAGES_FREESTANDING
+	if (npages < CP__COLD_HISTORY_BELOW_PAGES) {
+		clear_any_small(s, addr, npages);
+		return;
+	}
+#endif
 	cp__plan_any(s, npages, &pl);
 #ifndef CLEARPAGES_FREESTANDING
 	if (!pl.uncached) {           /* nothing timed: nothing learnt either */
@@ -264,92 +389,6 @@ void __attribute__((noinline)) cp__clear_any_estimated(const struct cp__state *s
 #endif
 }
 
-/* ---- cp_clear_pages_cold ---- */
-
-#ifndef CLEARPAGES_FREESTANDING
-/* The calling thread's last verdict on small cold clears. Initial-exec TLS:
- * a plain %fs/TPIDR_EL0-relative access, no call, async-signal-safe. A handler
- * that interrupts an update leaves at worst a stale verdict. */
-static __thread struct {
-	unsigned calls_left;
-	unsigned char cached;
-	unsigned char uncached_run;   /* uncached verdicts in a row, at most MAX_SHIFT + 1 */
-} cold_history __attribute__((tls_model("initial-exec")));
-
-/* After a verdict on a call of npages: the calls until the next timed one,
- * and the run. The run doubles the interval only while it stays within
- * CP__COLD_HISTORY_SPACED_PAGES of clearing at this call's extent. */
-static void history_verdict(int cached, size_t npages)
-{
-	unsigned run = cached ? 0 : cold_history.uncached_run + 1u;
-	if (run > CP__COLD_HISTORY_MAX_SHIFT + 1)
-		run = CP__COLD_HISTORY_MAX_SHIFT + 1;
-	unsigned shift = run ? run - 1 : 0;
-	while (shift && ((size_t)CP__COLD_HISTORY_CALLS << shift) * npages >
-				CP__COLD_HISTORY_SPACED_PAGES)
-		shift--;
-	cold_history.cached = (unsigned char)cached;
-	cold_history.uncached_run = (unsigned char)run;
-	cold_history.calls_left = (CP__COLD_HISTORY_CALLS << shift) - 1;
-}
-
-/* The one-page (or longer, for a slow counter) chunk a history verdict times;
- * 0 where this call cannot be timed. Computed on the calls that time or seed
- * only: the division is not for every call. */
-static size_t history_chunk(const struct cp__state *s, const struct cp_kernel *t, size_t npages,
-			    struct cp__timing *timing)
-{
-	if (is_nt(t) || !cp__timing_for(s->policy.cached_min_mbps, cp__counter_hz(s), 1, timing) ||
-	    timing->chunk_pages > npages)
-		return 0;
-	return timing->chunk_pages;
-}
-
-/* The calls that time or seed (one or two in 64 to 256): out of line, so that
- * the others pay one band lookup and a tail call. */
-static void __attribute__((noinline)) clear_cold_timed(const struct cp__state *s, char *addr,
-							size_t npages, int seed)
-{
-	const struct cp_kernel *nt = cp__bands_pick(&s->policy.cold, npages);
-	const struct cp_kernel *t = cp__bands_pick(&s->policy.any, npages);
-	struct cp__timing timing;
-	size_t chunk = history_chunk(s, t, npages, &timing);
-	if (!chunk) {
-		if (!seed) {               /* cannot time this: as the extent alone says */
-			cold_history.uncached_run = 0;
-			history_verdict(0, npages);
-		}
-		nt->clear(addr, npages);
-		return;
-	}
-	int cached = 0;
-	if (seed) {
-		/* The call before a timed one clears that chunk temporally: our
-		 * own non-temporal stores evict what they clear (AMD), so a buffer
-		 * cleared again and again, once judged cold, would be timed cold
-		 * from then on. On cold memory: two temporal chunks in 64 to 256 calls. */
-		t->clear(addr, chunk);
-	} else {
-		cached = cp__timed_clear(t, addr, chunk) <= timing.limit_ticks;
-		history_verdict(cached, npages);
-	}
-	if (npages > chunk)
-		(cached ? t : nt)->clear(addr + chunk * CP_PAGE_SIZE, npages - chunk);
-}
-
-static inline void clear_cold_small(const struct cp__state *s, char *addr, size_t npages)
-{
-	if (!cold_history.calls_left) {
-		clear_cold_timed(s, addr, npages, 0);   /* sets calls_left by its verdict */
-	} else if (--cold_history.calls_left || cold_history.cached) {
-		cp__bands_pick(cold_history.cached ? &s->policy.any : &s->policy.cold, npages)
-			->clear(addr, npages);
-	} else {
-		clear_cold_timed(s, addr, npages, 1);
-	}
-}
-#endif
-
 /* From CP__COLD_HISTORY_BELOW_PAGES: the per-batch plan, out of line so that
  * its frame is not the small calls'. */
 static void __attribute__((noinline)) clear_cold_planned(const struct cp__state *s, void *addr,
@@ -364,7 +403,7 @@ void cp__clear_cold_estimated(const struct cp__state *s, void *addr, size_t npag
 {
 #ifndef CLEARPAGES_FREESTANDING
 	if (npages < CP__COLD_HISTORY_BELOW_PAGES) {
-		clear_cold_small(s, addr, npages);
+		clear_small(s, &cold_history, &s->policy.cold, addr, npages);
 		return;
 	}
 #else

@@ -62,6 +62,19 @@
  * calls between two timings already clear 4 MiB, over which the two temporal
  * pages cost about 0.5 % (cold 64K cold_call/best 0.99 at 64, 1.00 spaced).
  *
+ * cp_clear_pages below 1 MiB, where a policy's uncached band parts from
+ * any's (the Zen 3 built-in: sse2 from 16 KiB), keeps a history of its own,
+ * timed and spaced alike (with no seed when the uncached kernel is temporal).
+ * A chunk per call would cost a buffer cleared again and again 3-18 % at
+ * 32-512 KiB (Zen 3, vm2/chunkcost.c), and such a buffer needs no timing: the
+ * range the thread cleared last is cleared by any's kernel, untimed, and
+ * counts no call of the history (it was just cleared, and under 1 MiB it
+ * stays cached unless the caller evicts it). So a loop over one buffer pays
+ * a compare; any other range goes by the verdict (second Zen 3 VM, three
+ * interleaved pairs of sweeps, cold-then-written 16-256 KiB: auto/best
+ * 0.88-1.02 before, 0.94-1.01 after; hot level). Huge orders' far ranges and
+ * parallel shares below 1 MiB take any's band, by extent.
+ *
  * Counter: x86 TSC, arm64 CNTVCT_EL0 (arch/<arch>/counter.h). Its rate:
  * cp__cpu.counter_hz, or measured against CLOCK_MONOTONIC from the first use
  * (hosted, where CPUID or CNTFRQ_EL0 does not say: 2 ms after the first use; until then,
@@ -90,7 +103,8 @@
  * faults, not of cold memory (cold 16 KiB chunks: 1.7-2.0x; stalls ~127x). */
 #define CP__RESIDENCY_STALL_FACTOR    4
 #define CP__RESIDENCY_MAX_CHUNK_PAGES 64
-/* cp_clear_pages_cold: below this a thread's history decides (see above). */
+/* cp_clear_pages_cold, and cp_clear_pages where its bands part: below this a
+ * thread's history decides (see above). */
 #define CP__COLD_HISTORY_BELOW_PAGES  256
 #define CP__COLD_HISTORY_CALLS        64
 #define CP__COLD_HISTORY_MAX_SHIFT    2      /* at most 64 << 2 calls apart */
@@ -160,7 +174,7 @@ int cp__plan_run(const struct cp__plan *pl, void *addr, size_t npages);
  * (hosted only). */
 void cp__clear_any_estimated(const struct cp__state *s, void *addr, size_t npages);
 #ifndef CLEARPAGES_FREESTANDING
-/* Tests: forget the calling thread's last range. */
+/* Tests: forget the calling thread's last range and its small calls' history. */
 void cp__reuse_history_forget(void);
 #endif
 /* cp_clear_pages_cold past the argument checks, for npages below

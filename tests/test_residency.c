@@ -313,17 +313,18 @@ Test(residency, recorded_zen3_vm_sweeps)
 /* A second Zen 3 VM's three sweeps (2026-12-03, medians; bench/results/
  * amd-zen3/NOTES.md, "second VM"), same family and model, faster memory.
  * On its cold-then-written targets sse2 ran 1.12-1.23x avx2 from 16 KiB:
- * 0.95 where the uncached bands name it (1-4 MiB). Below 1 MiB the bands keep
- * avx2 (0.82-0.88 here): estimating there cost hot buffers 3-18 %. At 4 MiB
- * avx2_nt 0.82: the written-after clear favours sse2 (13.5 against 11.0
- * GB/s), the unwritten one avx2_nt by 2.5x, and the band serves both. */
+ * 0.95 where the uncached bands name it (16 KiB-4 MiB; below 1 MiB the
+ * thread's history decides, not a chunk per call, which cost hot buffers
+ * 3-18 % there). At 4 MiB avx2_nt 0.82: the written-after clear favours sse2
+ * (13.5 against 11.0 GB/s), the unwritten one avx2_nt by 2.5x, and the band
+ * serves both. */
 Test(residency, recorded_zen3_second_vm_sweeps)
 {
 	struct described z3 = zen3_vm();
 	score_recorded("tests/data/amd-zen3-vm2-hot.csv", &z3.policy.any, 0.97);
 	score_recorded("tests/data/amd-zen3-vm2-use.csv", &z3.policy.uncached, 0.81);
 	score_recorded_in("tests/data/amd-zen3-vm2-use.csv", &z3.policy.uncached, 0.95,
-			  (size_t)1 << 20, (size_t)4 << 20, 1);
+			  (size_t)16 << 10, (size_t)4 << 20, 4);
 	score_recorded("tests/data/amd-zen3-vm2-cold.csv", &z3.policy.cold, 0.97);
 }
 
@@ -354,10 +355,11 @@ Test(residency, builtins_uncached_bands)
 	struct described z3 = zen3_vm();
 	cr_expect_str_eq(z3.source, "builtin:amd-zen3");
 	/* Zen 3's measured uncached bands (builtin.c): non-temporal from 4 MiB,
-	 * not its 512 KiB L2; sse2 before that from 1 MiB, so estimated from there */
+	 * not its 512 KiB L2; sse2 before that from 16 KiB, so estimated from
+	 * there (below 1 MiB by the thread's history) */
 	expect_residency("zen3", &z3.policy, BANDS({ 0, "avx2" }, { MIB_PAGES(16), "avx2_nt" }),
-			 BANDS({ 0, "avx2" }, { MIB_PAGES(1), "sse2" }, { MIB_PAGES(4), "avx2_nt" }),
-			 16000, MIB_PAGES(1), MIB_PAGES(16));
+			 BANDS({ 0, "avx2" }, { 4, "sse2" }, { MIB_PAGES(4), "avx2_nt" }),
+			 16000, 4, MIB_PAGES(16));
 	/* a tuned profile's bands were measured on that machine: its uncached
 	 * bands derive from them (non-temporal from the built-in's 4 MiB) */
 	static const char tuned[] = "version 2\ncpu AuthenticAMD 25 1 described\n"

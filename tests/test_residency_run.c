@@ -27,7 +27,7 @@
 #define CHUNK          CP__RESIDENCY_CHUNK_PAGES
 
 struct call {
-	char kind;                   /* 'T' temporal, 'N' non-temporal */
+	char kind;                   /* 'T' temporal, 'N' non-temporal, 'U' uncached's temporal */
 	size_t first, count;         /* pages, from the extent's start */
 };
 #define MAX_CALLS 16
@@ -65,8 +65,10 @@ static void record(char kind, void *addr, size_t npages)
 }
 static void rec_t(void *addr, size_t npages) { record('T', addr, npages); }
 static void rec_nt(void *addr, size_t npages) { record('N', addr, npages); }
+static void rec_u(void *addr, size_t npages) { record('U', addr, npages); }
 static const struct cp_kernel k_t = { "rec_t", "test", 0, rec_t };
 static const struct cp_kernel k_nt = { "rec_nt", "test", CP_NONTEMPORAL, rec_nt };
+static const struct cp_kernel k_u = { "rec_u", "test", 0, rec_u };
 
 /* The counter's rate: from CPUID/CNTFRQ, or measured from 2 ms after the
  * first use; 0 when this machine gives none. */
@@ -88,20 +90,32 @@ static void skip_without_counter(void)
 		cr_skip_test("the counter's rate is unknown after 100 ms: no estimate");
 }
 
-/* any: rec_t throughout; uncached: rec_t, rec_nt from ESTIMATE_FROM. */
-static void publish_recording(void)
+/* any: rec_t throughout; uncached: rec_t, rec_nt from ESTIMATE_FROM; with a
+ * kernel `below`, uncached takes it from SMALL_FROM to ESTIMATE_FROM, where
+ * cp_clear_pages' small calls go by the thread's history. */
+#define SMALL_FROM 4u
+static void publish_recording_with(const struct cp_kernel *below)
 {
 	skip_without_counter();
 	const struct cp__band t = { 0, &k_t }, nt = { 0, &k_nt };
-	const struct cp__band unc[] = { t, { ESTIMATE_FROM, &k_nt } };
+	const struct cp__band unc[] = { t, { SMALL_FROM, below }, { ESTIMATE_FROM, &k_nt } };
+	const struct cp__band unc_plain[] = { t, { ESTIMATE_FROM, &k_nt } };
 	struct cp__policy p = cp__state()->defaults;
 	cp__bands_set(&p.any, &t, 1);
 	cp__bands_set(&p.hot, &t, 1);
 	cp__bands_set(&p.cold, &nt, 1);
-	cp__bands_set(&p.uncached, unc, 2);
+	if (below)
+		cp__bands_set(&p.uncached, unc, 3);
+	else
+		cp__bands_set(&p.uncached, unc_plain, 2);
 	p.cached_min_mbps = 1;
 	cr_assert_eq(cp__policy_publish(&p, "test"), 0);
-	cr_assert_eq(cp__state()->policy.estimate_from_pages, ESTIMATE_FROM);
+	cr_assert_eq(cp__state()->policy.estimate_from_pages, below ? SMALL_FROM : ESTIMATE_FROM);
+}
+
+static void publish_recording(void)
+{
+	publish_recording_with(NULL);
 }
 
 static void publish_defaults(void)
@@ -201,6 +215,7 @@ static void run_scenario(const struct scenario *sc, int (*clear)(void *, size_t)
 
 #define T(first, count) { 'T', first, count }
 #define N(first, count) { 'N', first, count }
+#define U(first, count) { 'U', first, count }
 #define SCENARIO(what, npages, slow, ...) \
 	{ what, npages, slow, sizeof((size_t[])slow) / sizeof(size_t) - 1, { __VA_ARGS__ }, \
 	  sizeof((struct call[]){ __VA_ARGS__ }) / sizeof(struct call) }
@@ -359,42 +374,54 @@ Test(residency_run, a_range_cleared_again_keeps_temporal_stores)
 /* cp_clear_pages_cold on cached targets takes any's temporal kernel: below
  * 1 MiB by the thread's history (one page timed every 64th call; every 128th
  * and then 256th while the verdicts stay uncached), from 1 MiB by the
- * per-batch plan. */
-/* Small cold calls of npages on a recording policy: uncached verdicts
- * timed apart[v] calls apart (0: a cached verdict instead, and its 64 calls),
- * then a cached one. Each timed call's first page is slow, the rest not. */
-static void walk_cold_history(size_t npages, const unsigned *apart, size_t n)
+ * per-batch plan. cp_clear_pages below 1 MiB, where its uncached band parts
+ * from any's, keeps a history of its own, timed alike. */
+/* Small calls of npages through clear(), alternately on two ranges, on a
+ * recording policy whose uncached kernel there is of kind u: uncached
+ * verdicts timed apart[v] calls apart (0: a cached verdict instead, and its
+ * 64 calls), then a cached one. Each timed call's first page is slow, the
+ * rest not. */
+static void walk_history(int (*clear)(void *, size_t), char u, size_t npages,
+			 const unsigned *apart, size_t n)
 {
 	static const char *const step[5] = {
-		"first page slow: non-temporal after it",
-		"until the next timing: non-temporal, untimed",
-		"the call before a timing: its first page temporal",
+		"first page slow: uncached's kernel after it",
+		"until the next timing: uncached's kernel, untimed",
+		"the call before a timing",
 		"timed again, cached",
 		"after a cached verdict: temporal",
 	};
-	char what[5][96];
+	char what[5][112];
 	for (int i = 0; i < 5; i++)
-		snprintf(what[i], sizeof(what[i]), "cold, %zu pages, %s", npages, step[i]);
-	const struct scenario timed_slow = SCENARIO(what[0], npages, SLOW(0), T(0, 1), N(1, npages - 1));
-	const struct scenario kept_nt = SCENARIO(what[1], npages, SLOW(0), N(0, npages));
+		snprintf(what[i], sizeof(what[i]), "%s, %zu pages, %s",
+			 clear == cp_clear_pages ? "any" : "cold", npages, step[i]);
+	const struct scenario timed_slow = SCENARIO(what[0], npages, SLOW(0), T(0, 1),
+						    { u, 1, npages - 1 });
+	const struct scenario kept_u = SCENARIO(what[1], npages, SLOW(0), { u, 0, npages });
 	/* our non-temporal stores evicted the chunk the next call times: the
 	 * call before it clears that chunk temporally, so that a buffer cleared
-	 * again and again is timed as it is */
-	const struct scenario seeded = SCENARIO(what[2], npages, NONE, T(0, 1), N(1, npages - 1));
+	 * again and again is timed as it is (a temporal kernel needs no seed) */
+	const struct scenario seeded = u == 'N' ?
+		(struct scenario)SCENARIO(what[2], npages, NONE, T(0, 1), N(1, npages - 1)) :
+		(struct scenario)SCENARIO(what[2], npages, NONE, { u, 0, npages });
 	const struct scenario timed_fast = SCENARIO(what[3], npages, NONE, T(0, 1), T(1, npages - 1));
 	const struct scenario kept_t = SCENARIO(what[4], npages, NONE, T(0, npages));
+	struct guarded g[2] = { guarded_map(npages + 2), guarded_map(npages + 2) };
+	unsigned call = 0;
 	for (size_t v = 0; v <= n; v++) {
 		if (v == n || !apart[v]) {
-			run_scenario(&timed_fast, cp_clear_pages_cold, 0);
+			run_on(&g[call++ & 1], &timed_fast, clear, 0);
 			for (unsigned i = 1; i < CP__COLD_HISTORY_CALLS; i++)
-				run_scenario(&kept_t, cp_clear_pages_cold, 0);
+				run_on(&g[call++ & 1], &kept_t, clear, 0);
 			continue;
 		}
-		run_scenario(&timed_slow, cp_clear_pages_cold, 0);
+		run_on(&g[call++ & 1], &timed_slow, clear, 0);
 		for (unsigned i = 1; i < apart[v] - 1; i++)
-			run_scenario(&kept_nt, cp_clear_pages_cold, 0);
-		run_scenario(&seeded, cp_clear_pages_cold, 0);
+			run_on(&g[call++ & 1], &kept_u, clear, 0);
+		run_on(&g[call++ & 1], &seeded, clear, 0);
 	}
+	guard_unmap(&g[0]);
+	guard_unmap(&g[1]);
 }
 
 Test(residency_run, cp_clear_pages_cold_history_and_plan)
@@ -403,12 +430,12 @@ Test(residency_run, cp_clear_pages_cold_history_and_plan)
 	/* uncached verdicts in a row: timed 64, 128, 256, 256 calls apart; then
 	 * a cached one, and after it an uncached one 64 apart again */
 	static const unsigned apart[] = { 64, 128, 256, 256, 0, 64 };
-	walk_cold_history(4, apart, sizeof(apart) / sizeof(apart[0]));
+	walk_history(cp_clear_pages_cold, 'N', 4, apart, sizeof(apart) / sizeof(apart[0]));
 	/* spaced out only while an interval clears at most 4 MiB: 128 calls of
 	 * 32 KiB, 64 of 64 KiB (whatever the thread's run of uncached verdicts) */
 	static const unsigned apart_32k[] = { 64, 128, 128 }, apart_64k[] = { 64, 64, 64 };
-	walk_cold_history(8, apart_32k, sizeof(apart_32k) / sizeof(apart_32k[0]));
-	walk_cold_history(16, apart_64k, sizeof(apart_64k) / sizeof(apart_64k[0]));
+	walk_history(cp_clear_pages_cold, 'N', 8, apart_32k, sizeof(apart_32k) / sizeof(apart_32k[0]));
+	walk_history(cp_clear_pages_cold, 'N', 16, apart_64k, sizeof(apart_64k) / sizeof(apart_64k[0]));
 	/* from the history's end to 2 MiB a one-page chunk, from 2 MiB 16 KiB ones */
 	static const struct scenario one_mib = SCENARIO(
 		"cold, 1 MiB: one-page chunks (the first stalls, the second decides: cached)",
@@ -423,6 +450,52 @@ Test(residency_run, cp_clear_pages_cold_history_and_plan)
 		"cold, 8 MiB: per batch, the first uncached, the second cached", 2048, SLOW(0),
 		T(0, 4), N(4, 1020), N(0, 4), T(1024, 4), T(1028, 1020));
 	run_scenario(&large, cp_clear_pages_cold, 0);
+	publish_defaults();
+}
+
+/* cp_clear_pages where its uncached band parts from any's below 1 MiB (the
+ * Zen 3 built-in: sse2 from 16 KiB): the thread's history, as
+ * cp_clear_pages_cold's, with no seed (the uncached kernel is temporal); the
+ * range it cleared last is cached, untimed, and leaves the history be; from
+ * 1 MiB the per-batch plan. With a non-temporal kernel there, the seed. */
+Test(residency_run, cp_clear_pages_small_calls_history)
+{
+	publish_recording_with(&k_u);
+	static const unsigned apart[] = { 64, 128, 256, 0, 64 }, apart_64k[] = { 64, 64 };
+	walk_history(cp_clear_pages, 'U', SMALL_FROM, apart, sizeof(apart) / sizeof(apart[0]));
+	walk_history(cp_clear_pages, 'U', 16, apart_64k, sizeof(apart_64k) / sizeof(apart_64k[0]));
+
+	cp__reuse_history_forget();
+	static const struct scenario slow = SCENARIO(
+		"any, 16 KiB, a fresh range, first page slow", 4, SLOW(0), T(0, 1), U(1, 3));
+	static const struct scenario again = SCENARIO(
+		"any, 16 KiB, the range cleared last: temporal, untimed", 4, SLOW(0), T(0, 4));
+	static const struct scenario other = SCENARIO(
+		"any, 16 KiB, another range: the history's uncached verdict", 4, SLOW(0), U(0, 4));
+	static const struct scenario below = SCENARIO(
+		"any, 12 KiB: below the uncached band, untimed", 3, SLOW(0), T(0, 3));
+	static const struct scenario plan = SCENARIO(
+		"any, 1 MiB: the plan's 16 KiB chunk", ESTIMATE_FROM, SLOW(0),
+		T(0, 4), N(4, ESTIMATE_FROM - 4), N(0, 4));
+	struct guarded a = guarded_map(ESTIMATE_FROM + 2), b = guarded_map(ESTIMATE_FROM + 2);
+	run_on(&a, &slow, cp_clear_pages, 0);
+	for (unsigned i = 0; i < 2 * CP__COLD_HISTORY_CALLS; i++)
+		run_on(&a, &again, cp_clear_pages, 0);    /* counts no call of the history */
+	for (unsigned i = 0; i < 3; i++) {
+		run_on(&b, &other, cp_clear_pages, 0);
+		run_on(&a, &other, cp_clear_pages, 0);
+	}
+	run_on(&a, &again, cp_clear_pages, 0);
+	run_on(&a, &below, cp_clear_pages, 0);
+	run_on(&a, &plan, cp_clear_pages, 0);
+	guard_unmap(&a);
+	guard_unmap(&b);
+
+	/* non-temporal below the plan (a profile's band): the seed, as cold's */
+	publish_recording_with(&k_nt);
+	cp__reuse_history_forget();
+	static const unsigned apart_nt[] = { 64, 128 };
+	walk_history(cp_clear_pages, 'N', SMALL_FROM, apart_nt, 2);
 	publish_defaults();
 }
 
@@ -487,11 +560,14 @@ Test(residency_run, live_counter_tells_written_from_flushed)
 	const struct cp__state *s = cp__state();
 	if (s->policy.estimate_from_pages == CP__BAND_UNUSED)
 		cr_skip_test("this policy (%s) never estimates: any and uncached agree", s->source);
+	/* the plan's first extent (below 1 MiB the thread's history decides) */
+	size_t extent = s->policy.estimate_from_pages < CP__COLD_HISTORY_BELOW_PAGES ?
+				CP__COLD_HISTORY_BELOW_PAGES : s->policy.estimate_from_pages;
 	struct cp__plan pl;
-	cp__plan_any(s, s->policy.estimate_from_pages, &pl);
+	cp__plan_any(s, extent, &pl);
 	if (!pl.uncached)
 		cr_skip_test("no timed plan at %zu pages (%s at %u MB/s, %llu Hz)",
-			     s->policy.estimate_from_pages, pl.kernel->name,
+			     extent, pl.kernel->name,
 			     s->policy.cached_min_mbps, cp__counter_hz(s));
 	const size_t len = 2 * pl.timing.chunk_pages * PG;
 	struct guarded g = guarded_map(2 * pl.timing.chunk_pages);
