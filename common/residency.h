@@ -71,9 +71,9 @@
  * counts no call of the history (it was just cleared, and under 1 MiB it
  * stays cached unless the caller evicts it). So a loop over one buffer pays
  * a compare; any other range goes by the verdict (second Zen 3 VM, three
- * interleaved pairs of sweeps, cold-then-written 16-256 KiB: auto/best
- * 0.88-1.02 before, 0.94-1.01 after; hot level). Huge orders' far ranges and
- * parallel shares below 1 MiB take any's band, by extent.
+ * interleaved pairs of default sweeps, cold-then-written 16-256 KiB:
+ * auto/best 0.88-0.92 before, 0.99-1.03 after, medians; hot level). Huge
+ * orders' far ranges and parallel shares below 1 MiB take any's band.
  *
  * Counter: x86 TSC, arm64 CNTVCT_EL0 (arch/<arch>/counter.h). Its rate:
  * cp__cpu.counter_hz, or measured against CLOCK_MONOTONIC from the first use
