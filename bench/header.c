@@ -184,10 +184,20 @@ static void header_fill(struct header *hd, const struct bench_opts *opts)
 		snprintf(hd->uncachedline, sizeof(hd->uncachedline),
 			 "no estimate (extent alone: the line above)");
 	} else {
-		size_t l = (size_t)snprintf(hd->uncachedline, sizeof(hd->uncachedline),
-			"from %s a 16 KiB chunk under %u MB/s says uncached, then: ",
-			bench_size_str(bench_estimate_from_pages() * CP_PAGE_SIZE, c, sizeof(c)),
-			bench_cached_min_mbps());
+		/* below the plan's first extent (1 MiB) the thread's history */
+		size_t from = bench_estimate_from_pages(), plan = bench_history_below_pages();
+		char p[16];
+		size_t l = from < plan ?
+			(size_t)snprintf(hd->uncachedline, sizeof(hd->uncachedline),
+				"from %s one page per 64-256 calls (a range cleared again: none), "
+				"from %s a 16 KiB chunk per 4 MiB, under %u MB/s says uncached, then: ",
+				bench_size_str(from * CP_PAGE_SIZE, c, sizeof(c)),
+				bench_size_str(plan * CP_PAGE_SIZE, p, sizeof(p)),
+				bench_cached_min_mbps()) :
+			(size_t)snprintf(hd->uncachedline, sizeof(hd->uncachedline),
+				"from %s a 16 KiB chunk per 4 MiB under %u MB/s says uncached, then: ",
+				bench_size_str(from * CP_PAGE_SIZE, c, sizeof(c)),
+				bench_cached_min_mbps());
 		if (l < sizeof(hd->uncachedline))
 			bands_line(bench_uncached_kernel, hd->uncachedline + l,
 				   sizeof(hd->uncachedline) - l);

@@ -75,6 +75,11 @@ size_t bench_estimate_from_pages(void)
 	return cp__state()->policy.estimate_from_pages;
 }
 
+size_t bench_history_below_pages(void)
+{
+	return CP__COLD_HISTORY_BELOW_PAGES;
+}
+
 size_t bench_chunk_pages(unsigned long long *hz)
 {
 	const struct cp__state *s = cp__state();

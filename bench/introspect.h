@@ -32,6 +32,8 @@ const struct cp_kernel *bench_hot_kernel(size_t npages);
 const struct cp_kernel *bench_uncached_kernel(size_t npages);
 unsigned bench_cached_min_mbps(void);
 size_t bench_estimate_from_pages(void);
+/* Below this extent the thread's history decides, not a chunk per 4 MiB. */
+size_t bench_history_below_pages(void);
 
 /* The residency estimate's own chunk timing (common/residency.h), for tune:
  * how many pages a plan times per chunk with this counter (the threshold of
