@@ -16,11 +16,15 @@
  *                 profile loader
  *   cold          threads make small cp_clear_pages_cold calls (each keeps its
  *                 verdict and when to time next) against a profile loader
+ *   small         threads clear two ranges in turn below 1 MiB where the
+ *                 uncached band parts from the cached one (cp_clear_pages
+ *                 keeps a verdict and its last range), against a profile loader
  *
  * Last line: "N passed, N failed[, N skipped]".
  */
 #include "../models/plain.h"
 #include "parallel.h"       /* cp__clear_pages_parallel_min: small shares */
+#include "residency.h"      /* where the history ends */
 #include "state.h"          /* the estimate's extent */
 #include <fcntl.h>
 #include <pthread.h>
@@ -154,6 +158,29 @@ static void *estimated_clearer(void *arg)
 		clear_estimated(&r, &h->done, &h->bad);
 	while (!stopped());
 	guard_unmap(&r);
+	return NULL;
+}
+
+/* Two ranges of the estimate's extent in turn: each call a new range, so
+ * below 1 MiB the thread's small-call history decides. */
+static void *small_clearer(void *arg)
+{
+	struct helper *h = arg;
+	struct guarded r[2];
+	if (region_map(&r[0], estimated_pages)) {
+		h->bad++;
+		return NULL;
+	}
+	if (region_map(&r[1], estimated_pages)) {
+		guard_unmap(&r[0]);
+		h->bad++;
+		return NULL;
+	}
+	do
+		clear_estimated(&r[h->done & 1], &h->done, &h->bad);
+	while (!stopped());
+	guard_unmap(&r[1]);
+	guard_unmap(&r[0]);
 	return NULL;
 }
 
@@ -363,7 +390,9 @@ int main(int argc, char **argv)
 	static void *(*const busy[])(void *) = { profile_loader, parallel_caller };
 	run_with("fork: while a loader and a parallel caller run", busy, 2, main_forks);
 	run_with("signal: a handler clears in parallel", callers, 1, main_clears_under_timer);
-	estimated_pages = cp__state()->policy.estimate_from_pages;
+	size_t estimate_from = cp__state()->policy.estimate_from_pages;
+	estimated_pages = estimate_from < CP__COLD_HISTORY_BELOW_PAGES ?
+				  CP__COLD_HISTORY_BELOW_PAGES : estimate_from;   /* the plan's */
 	if (estimated_pages <= ((size_t)64 << 20) / PG) {
 		static void *(*const reuse[])(void *) = { estimated_clearer, estimated_clearer,
 							  profile_loader };
@@ -374,6 +403,15 @@ int main(int argc, char **argv)
 	}
 	static void *(*const cold[])(void *) = { cold_clearer, cold_clearer, profile_loader };
 	run_with("cold: small cold calls, each thread's history", cold, 3, main_clears);
+	if (estimate_from < CP__COLD_HISTORY_BELOW_PAGES) {
+		estimated_pages = estimate_from;
+		static void *(*const small[])(void *) = { small_clearer, small_clearer,
+							  profile_loader };
+		run_with("small: cp_clear_pages' small calls, each thread's history", small, 3,
+			 main_estimated_clears);
+	} else {
+		check_skip("small", "any and uncached do not part below 1 MiB here");
+	}
 	unlink(profile_path);
 	return finish_tally();
 }
