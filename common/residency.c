@@ -125,15 +125,14 @@ static int is_nt(const struct cp_kernel *k)
 	return (k->flags & CP_NONTEMPORAL) != 0;
 }
 
-/* Estimate between temporal `cached` and `uncached` where the counter allows,
- * with chunks of at least min_pages. */
+/* Estimate between temporal `cached` and `uncached` where the counter allows. */
 static void plan_pair(const struct cp__state *s, const struct cp_kernel *cached,
-		      const struct cp_kernel *uncached, size_t min_pages, struct cp__plan *out)
+		      const struct cp_kernel *uncached, struct cp__plan *out)
 {
 	if (cached == uncached || is_nt(cached))
 		return;        /* a non-temporal chunk's time says nothing of the caches */
-	if (cp__timing_for(s->policy.cached_min_mbps, cp__counter_hz(s), min_pages,
-			   &out->timing)) {
+	if (cp__timing_for(s->policy.cached_min_mbps, cp__counter_hz(s),
+			   CP__RESIDENCY_CHUNK_PAGES, &out->timing)) {
 		out->untimed_cached = out->kernel == cached;
 		out->kernel = cached;
 		out->uncached = uncached;
@@ -147,9 +146,8 @@ void cp__plan_any(const struct cp__state *s, size_t extent, struct cp__plan *out
 	out->reused = 0;
 	/* below the history's end a chunk per call costs a cached target too
 	 * much (the top): cp_clear_pages' small calls go by the history */
-	if (extent >= s->policy.estimate_from_pages && extent >= CP__COLD_HISTORY_BELOW_PAGES)
-		plan_pair(s, out->kernel, cp__bands_pick(&s->policy.uncached, extent),
-			  CP__RESIDENCY_CHUNK_PAGES, out);
+	if (extent >= s->policy.estimate_from_pages && extent >= CP__HISTORY_BELOW_PAGES)
+		plan_pair(s, out->kernel, cp__bands_pick(&s->policy.uncached, extent), out);
 }
 
 void cp__plan_cold(const struct cp__state *s, size_t extent, struct cp__plan *out)
@@ -158,8 +156,7 @@ void cp__plan_cold(const struct cp__state *s, size_t extent, struct cp__plan *ou
 	out->uncached = NULL;
 	out->reused = 0;
 	if (extent < s->policy.cold_estimate_below_pages)
-		plan_pair(s, cp__bands_pick(&s->policy.any, extent), out->kernel,
-			  extent < CP__COLD_PAGE_CHUNK_BELOW_PAGES ? 1 : CP__RESIDENCY_CHUNK_PAGES, out);
+		plan_pair(s, cp__bands_pick(&s->policy.any, extent), out->kernel, out);
 }
 
 int cp__plan_run(const struct cp__plan *pl, void *addr, size_t npages)
@@ -236,9 +233,12 @@ static void history_verdict(struct small_history *h, int cached, size_t npages)
 	while (shift && ((size_t)CP__COLD_HISTORY_CALLS << shift) * npages >
 				CP__COLD_HISTORY_SPACED_PAGES)
 		shift--;
+	size_t calls = (size_t)CP__COLD_HISTORY_CALLS << shift;
+	if (calls * npages > CP__COLD_HISTORY_SPACED_PAGES)   /* from 128 KiB: fewer */
+		calls = CP__COLD_HISTORY_SPACED_PAGES / npages;   /* 2 at least, < 2 MiB */
 	h->cached = (unsigned char)cached;
 	h->uncached_run = (unsigned char)run;
-	h->calls_left = (CP__COLD_HISTORY_CALLS << shift) - 1;
+	h->calls_left = (unsigned)calls - 1;
 }
 
 /* The one-page (or longer, for a slow counter) chunk a history verdict times;
@@ -365,7 +365,7 @@ void __attribute__((noinline)) cp__clear_any_estimated(const struct cp__state *s
 {
 	struct cp__plan pl;
 #ifndef CLEARPAGES_FREESTANDING
-	if (npages < CP__COLD_HISTORY_BELOW_PAGES) {
+	if (npages < CP__HISTORY_BELOW_PAGES) {
 		clear_any_small(s, addr, npages);
 		return;
 	}

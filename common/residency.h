@@ -45,7 +45,7 @@
  * first: the condition keeps them from a block evicted every other clear.
  * Hosted only (thread-local storage).
  *
- * cp_clear_pages_cold below 1 MiB cannot afford a temporal chunk per call
+ * cp_clear_pages_cold below 2 MiB cannot afford a temporal chunk per call
  * (4 KiB of cold memory cleared temporally: 1.3x the non-temporal time), so
  * the calling thread keeps a verdict and times one page of every 64th call
  * (hosted only: it needs thread-local storage); under an "uncached" verdict
@@ -61,6 +61,13 @@
  * 23-26 at 64; bench/results/amd-zen3/vm2/switch.c), and from 64 KiB the 64
  * calls between two timings already clear 4 MiB, over which the two temporal
  * pages cost about 0.5 % (cold 64K cold_call/best 0.99 at 64, 1.00 spaced).
+ * From 128 KiB an interval is 4 MiB of calls, not 64 (16 of 256 KiB, 4 of
+ * 1 MiB, 2 just under 2 MiB). From 1 to 2 MiB that replaces the per-batch
+ * plan's timed page and its second clear on every call (second Zen 3 VM,
+ * three interleaved pairs of cold sweeps, cold_call/best: 1 MiB 0.83-0.90
+ * with the plan, 0.97-1.00 with the history; 1.5 MiB 0.85-0.92 and
+ * 0.93-0.95; hot 512 KiB-1.5 MiB level; 512 KiB, now 8 calls apart instead
+ * of 64, 0.96-0.99 and 0.95-0.98).
  *
  * cp_clear_pages below 1 MiB, where a policy's uncached band parts from
  * any's (the Zen 3 built-in: sse2 from 16 KiB), keeps a history of its own,
@@ -103,19 +110,15 @@
  * faults, not of cold memory (cold 16 KiB chunks: 1.7-2.0x; stalls ~127x). */
 #define CP__RESIDENCY_STALL_FACTOR    4
 #define CP__RESIDENCY_MAX_CHUNK_PAGES 64
-/* cp_clear_pages_cold, and cp_clear_pages where its bands part: below this a
- * thread's history decides (see above). */
-#define CP__COLD_HISTORY_BELOW_PAGES  256
+/* Below these a thread's history decides (see above); from them the
+ * per-batch plan. cp_clear_pages' plan keeps its reuse graces from 1 MiB. */
+#define CP__HISTORY_BELOW_PAGES       256    /* cp_clear_pages, where its bands part */
+#define CP__COLD_HISTORY_BELOW_PAGES  512    /* cp_clear_pages_cold */
 #define CP__COLD_HISTORY_CALLS        64
 #define CP__COLD_HISTORY_MAX_SHIFT    2      /* at most 64 << 2 calls apart */
-#define CP__COLD_HISTORY_SPACED_PAGES 1024   /* ... and at most 4 MiB, past 64 calls */
-/* cp_clear_pages_cold from the history's end (1 MiB) to this: one-page chunks,
- * as the history's. Cold 1 MiB, a chunk then avx2_nt, against avx2_nt alone:
- * 0.96-0.98 with 4 KiB, 0.92-0.96 with 16 KiB (vm2/cold1m.c). Below 2 MiB
- * a hot target is in the L2 of the Intel hosts (whose LLC-resident chunks
- * 4 KiB misjudges) or the L2 or L3 of the AMD ones (a 4 KiB chunk of Zen 3's
- * L3: ~190 ticks against a 626-tick limit). */
-#define CP__COLD_PAGE_CHUNK_BELOW_PAGES 512
+/* ... an interval past 64 calls covers at most 4 MiB, and from 128 KiB one
+ * covers 4 MiB of calls */
+#define CP__COLD_HISTORY_SPACED_PAGES 1024
 /* cp_clear_pages on the range this thread cleared last, cached on its last
  * CP__REUSE_MIN_CACHED_RUN clears or more: temporal over slow chunks, at most
  * CP__REUSE_GRACE_CALLS calls in a row (see the top). */

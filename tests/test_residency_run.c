@@ -189,10 +189,12 @@ static void run_on(struct guarded *gm, const struct scenario *sc, int (*clear)(v
 			continue;
 		cr_expect_eq(rec.c[i].first, next, "%s: call %u starts at page %zu, not %zu",
 			     sc->what, i, rec.c[i].first, next);
-		/* a timed extent's batch starts with a chunk, unless it is a
-		 * tail too short to time */
+		/* a planned extent's batch starts with a chunk, unless it is a
+		 * tail too short to time (below the plan: the thread's history) */
 		size_t left = sc->npages - rec.c[i].first;
-		if (sc->npages - from >= ESTIMATE_FROM && (rec.c[i].first - from) % BATCH == 0 &&
+		size_t plan_from = clear == cp_clear_pages_cold ? CP__COLD_HISTORY_BELOW_PAGES :
+								  ESTIMATE_FROM;
+		if (sc->npages - from >= plan_from && (rec.c[i].first - from) % BATCH == 0 &&
 		    left > CHUNK)
 			cr_expect(rec.c[i].kind == 'T' && rec.c[i].count <= CHUNK,
 				  "%s: the batch at page %zu does not start with a temporal chunk",
@@ -408,10 +410,13 @@ static void walk_history(int (*clear)(void *, size_t), char u, size_t npages,
 	const struct scenario kept_t = SCENARIO(what[4], npages, NONE, T(0, npages));
 	struct guarded g[2] = { guarded_map(npages + 2), guarded_map(npages + 2) };
 	unsigned call = 0;
+	/* a cached verdict's interval: 64 calls, or 4 MiB of them from 128 KiB */
+	size_t every = CP__COLD_HISTORY_CALLS * npages > CP__COLD_HISTORY_SPACED_PAGES ?
+			       CP__COLD_HISTORY_SPACED_PAGES / npages : CP__COLD_HISTORY_CALLS;
 	for (size_t v = 0; v <= n; v++) {
 		if (v == n || !apart[v]) {
 			run_on(&g[call++ & 1], &timed_fast, clear, 0);
-			for (unsigned i = 1; i < CP__COLD_HISTORY_CALLS; i++)
+			for (unsigned i = 1; i < every; i++)
 				run_on(&g[call++ & 1], &kept_t, clear, 0);
 			continue;
 		}
@@ -436,15 +441,17 @@ Test(residency_run, cp_clear_pages_cold_history_and_plan)
 	static const unsigned apart_32k[] = { 64, 128, 128 }, apart_64k[] = { 64, 64, 64 };
 	walk_history(cp_clear_pages_cold, 'N', 8, apart_32k, sizeof(apart_32k) / sizeof(apart_32k[0]));
 	walk_history(cp_clear_pages_cold, 'N', 16, apart_64k, sizeof(apart_64k) / sizeof(apart_64k[0]));
-	/* from the history's end to 2 MiB a one-page chunk, from 2 MiB 16 KiB ones */
-	static const struct scenario one_mib = SCENARIO(
-		"cold, 1 MiB: one-page chunks (the first stalls, the second decides: cached)",
-		CP__COLD_HISTORY_BELOW_PAGES, SLOW(0), T(0, 1), T(1, 1),
-		T(2, CP__COLD_HISTORY_BELOW_PAGES - 2));
-	run_scenario(&one_mib, cp_clear_pages_cold, 0);
+	/* from 128 KiB an interval clears at most 4 MiB: 16 calls of 256 KiB, 4 of
+	 * 1 MiB, 2 of 2 MiB less a page */
+	static const unsigned apart_256k[] = { 16, 16, 0, 16 }, apart_1m[] = { 4, 4, 0, 4 },
+			      apart_2m[] = { 2, 2, 0, 2 };
+	walk_history(cp_clear_pages_cold, 'N', 64, apart_256k, 4);
+	walk_history(cp_clear_pages_cold, 'N', 256, apart_1m, 4);
+	walk_history(cp_clear_pages_cold, 'N', CP__COLD_HISTORY_BELOW_PAGES - 1, apart_2m, 4);
+	/* from 2 MiB the per-batch plan, 16 KiB chunks */
 	static const struct scenario two_mib = SCENARIO(
-		"cold, 2 MiB: a 16 KiB chunk, cached", CP__COLD_PAGE_CHUNK_BELOW_PAGES, NONE,
-		T(0, 4), T(4, CP__COLD_PAGE_CHUNK_BELOW_PAGES - 4));
+		"cold, 2 MiB: a 16 KiB chunk, cached", CP__COLD_HISTORY_BELOW_PAGES, NONE,
+		T(0, 4), T(4, CP__COLD_HISTORY_BELOW_PAGES - 4));
 	run_scenario(&two_mib, cp_clear_pages_cold, 0);
 	static const struct scenario large = SCENARIO(
 		"cold, 8 MiB: per batch, the first uncached, the second cached", 2048, SLOW(0),
@@ -561,8 +568,8 @@ Test(residency_run, live_counter_tells_written_from_flushed)
 	if (s->policy.estimate_from_pages == CP__BAND_UNUSED)
 		cr_skip_test("this policy (%s) never estimates: any and uncached agree", s->source);
 	/* the plan's first extent (below 1 MiB the thread's history decides) */
-	size_t extent = s->policy.estimate_from_pages < CP__COLD_HISTORY_BELOW_PAGES ?
-				CP__COLD_HISTORY_BELOW_PAGES : s->policy.estimate_from_pages;
+	size_t extent = s->policy.estimate_from_pages < CP__HISTORY_BELOW_PAGES ?
+				CP__HISTORY_BELOW_PAGES : s->policy.estimate_from_pages;
 	struct cp__plan pl;
 	cp__plan_any(s, extent, &pl);
 	if (!pl.uncached)

@@ -242,8 +242,8 @@ Test(signal, handler_clears_estimated_ranges_during_estimated_clears)
 {
 	cr_assert_gt(cp_kernels(NULL), 0);
 	size_t pages = cp__state()->policy.estimate_from_pages;
-	if (pages < CP__COLD_HISTORY_BELOW_PAGES)
-		pages = CP__COLD_HISTORY_BELOW_PAGES;   /* the plan's first extent */
+	if (pages < CP__HISTORY_BELOW_PAGES)
+		pages = CP__HISTORY_BELOW_PAGES;   /* the plan's first extent */
 	if (pages > ((size_t)64 << 20) / CP_PAGE_SIZE)
 		cr_skip_test("no residency estimate below 64 MiB here (from %zu pages): "
 			     "cp_clear_pages keeps no range to race on", pages);
@@ -256,7 +256,7 @@ Test(signal, handler_clears_small_ranges_during_small_clears)
 {
 	cr_assert_gt(cp_kernels(NULL), 0);
 	size_t pages = cp__state()->policy.estimate_from_pages;
-	if (pages >= CP__COLD_HISTORY_BELOW_PAGES)
+	if (pages >= CP__HISTORY_BELOW_PAGES)
 		cr_skip_test("this policy (%s) does not part any and uncached below 1 MiB "
 			     "(from %zu pages): no small-call history to race on",
 			     cp__state()->source, pages);

@@ -391,8 +391,8 @@ int main(int argc, char **argv)
 	run_with("fork: while a loader and a parallel caller run", busy, 2, main_forks);
 	run_with("signal: a handler clears in parallel", callers, 1, main_clears_under_timer);
 	size_t estimate_from = cp__state()->policy.estimate_from_pages;
-	estimated_pages = estimate_from < CP__COLD_HISTORY_BELOW_PAGES ?
-				  CP__COLD_HISTORY_BELOW_PAGES : estimate_from;   /* the plan's */
+	estimated_pages = estimate_from < CP__HISTORY_BELOW_PAGES ?
+				  CP__HISTORY_BELOW_PAGES : estimate_from;   /* the plan's */
 	if (estimated_pages <= ((size_t)64 << 20) / PG) {
 		static void *(*const reuse[])(void *) = { estimated_clearer, estimated_clearer,
 							  profile_loader };
@@ -403,7 +403,7 @@ int main(int argc, char **argv)
 	}
 	static void *(*const cold[])(void *) = { cold_clearer, cold_clearer, profile_loader };
 	run_with("cold: small cold calls, each thread's history", cold, 3, main_clears);
-	if (estimate_from < CP__COLD_HISTORY_BELOW_PAGES) {
+	if (estimate_from < CP__HISTORY_BELOW_PAGES) {
 		estimated_pages = estimate_from;
 		static void *(*const small[])(void *) = { small_clearer, small_clearer,
 							  profile_loader };
