@@ -189,7 +189,7 @@ static void header_fill(struct header *hd, const struct bench_opts *opts)
 		char p[16];
 		size_t l = from < plan ?
 			(size_t)snprintf(hd->uncachedline, sizeof(hd->uncachedline),
-				"from %s one page per 64-256 calls (a range cleared again: none), "
+				"from %s one page per 8-256 calls (a range cleared again: none), "
 				"from %s a 16 KiB chunk per 4 MiB, under %u MB/s says uncached, then: ",
 				bench_size_str(from * CP_PAGE_SIZE, c, sizeof(c)),
 				bench_size_str(plan * CP_PAGE_SIZE, p, sizeof(p)),

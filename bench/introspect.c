@@ -77,7 +77,7 @@ size_t bench_estimate_from_pages(void)
 
 size_t bench_history_below_pages(void)
 {
-	return CP__COLD_HISTORY_BELOW_PAGES;
+	return CP__HISTORY_BELOW_PAGES;
 }
 
 size_t bench_chunk_pages(unsigned long long *hz)
