@@ -291,20 +291,24 @@ static void __attribute__((noinline)) clear_small_timed(const struct cp__state *
 static inline void clear_small(const struct cp__state *s, struct small_history *h,
 			       const struct cp__bands *uncached, char *addr, size_t npages)
 {
-	if (!h->calls_left) {
+	/* read once, stored once: a handler's update in between is overwritten,
+	 * never decremented past 0 */
+	unsigned left = h->calls_left;
+	if (!left) {
 		clear_small_timed(s, h, uncached, addr, npages, 0);   /* sets calls_left */
-	} else if (--h->calls_left || h->cached ||
-		   !is_nt(cp__bands_pick(uncached, npages))) {
-		cp__bands_pick(h->cached ? &s->policy.any : uncached, npages)->clear(addr, npages);
-	} else {
-		clear_small_timed(s, h, uncached, addr, npages, 1);
+		return;
 	}
+	h->calls_left = --left;
+	if (left || h->cached || !is_nt(cp__bands_pick(uncached, npages)))
+		cp__bands_pick(h->cached ? &s->policy.any : uncached, npages)->clear(addr, npages);
+	else
+		clear_small_timed(s, h, uncached, addr, npages, 1);
 }
 
 /* cp_clear_pages below the plan's first extent: the range this thread
- * cleared last is cached (it was just cleared, and is smaller than any L2),
- * so a loop over one buffer never times; any other range goes by the
- * thread's history. */
+ * cleared last is cached (it was just cleared, and under 1 MiB it stays
+ * cached unless the caller evicts it), so a loop over one buffer never
+ * times; any other range goes by the thread's history. */
 static void clear_any_small(const struct cp__state *s, char *addr, size_t npages)
 {
 	if (any_small.addr == (uintptr_t)addr && any_small.npages == npages) {
