@@ -186,17 +186,17 @@ static void header_fill(struct header *hd, const struct bench_opts *opts)
 	} else {
 		/* below the plan's first extent (1 MiB) the thread's history */
 		size_t from = bench_estimate_from_pages(), plan = bench_history_below_pages();
-		char p[16];
-		size_t l = from < plan ?
-			(size_t)snprintf(hd->uncachedline, sizeof(hd->uncachedline),
-				"from %s one page per 8-256 calls (a range cleared again: none), "
-				"from %s a 16 KiB chunk per 4 MiB, under %u MB/s says uncached, then: ",
-				bench_size_str(from * CP_PAGE_SIZE, c, sizeof(c)),
-				bench_size_str(plan * CP_PAGE_SIZE, p, sizeof(p)),
-				bench_cached_min_mbps()) :
-			(size_t)snprintf(hd->uncachedline, sizeof(hd->uncachedline),
-				"from %s a 16 KiB chunk per 4 MiB under %u MB/s says uncached, then: ",
-				bench_size_str(from * CP_PAGE_SIZE, c, sizeof(c)),
+		size_t l = 0;
+		if (from < plan) {
+			l = (size_t)snprintf(hd->uncachedline, sizeof(hd->uncachedline),
+				"from %s one page per 8-256 calls (a range cleared again: none), ",
+				bench_size_str(from * CP_PAGE_SIZE, c, sizeof(c)));
+			from = plan;
+		}
+		if (l < sizeof(hd->uncachedline))
+			l += (size_t)snprintf(hd->uncachedline + l, sizeof(hd->uncachedline) - l,
+				"from %s a 16 KiB chunk per 4 MiB%s under %u MB/s says uncached, then: ",
+				bench_size_str(from * CP_PAGE_SIZE, c, sizeof(c)), l ? "," : "",
 				bench_cached_min_mbps());
 		if (l < sizeof(hd->uncachedline))
 			bands_line(bench_uncached_kernel, hd->uncachedline + l,

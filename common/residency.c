@@ -215,11 +215,12 @@ struct small_history {
 static __thread struct small_history cold_history __attribute__((tls_model("initial-exec")));
 /* cp_clear_pages' small calls: the history of the ranges it had not just
  * cleared, and the range it cleared last. */
-static __thread struct {
+struct any_small_history {
 	struct small_history h;
 	uintptr_t addr;
 	size_t npages;
-} any_small __attribute__((tls_model("initial-exec")));
+};
+static __thread struct any_small_history any_small __attribute__((tls_model("initial-exec")));
 
 /* After a verdict on a call of npages: the calls until the next timed one,
  * and the run. The run doubles the interval only while it stays within
@@ -229,13 +230,12 @@ static void history_verdict(struct small_history *h, int cached, size_t npages)
 	unsigned run = cached ? 0 : h->uncached_run + 1u;
 	if (run > CP__COLD_HISTORY_MAX_SHIFT + 1)
 		run = CP__COLD_HISTORY_MAX_SHIFT + 1;
-	unsigned shift = run ? run - 1 : 0;
-	while (shift && ((size_t)CP__COLD_HISTORY_CALLS << shift) * npages >
-				CP__COLD_HISTORY_SPACED_PAGES)
-		shift--;
-	size_t calls = (size_t)CP__COLD_HISTORY_CALLS << shift;
-	if (calls * npages > CP__COLD_HISTORY_SPACED_PAGES)   /* from 128 KiB: fewer */
-		calls = CP__COLD_HISTORY_SPACED_PAGES / npages;   /* 2 at least, < 2 MiB */
+	size_t most = CP__COLD_HISTORY_SPACED_PAGES / npages;   /* the calls that clear 4 MiB */
+	size_t calls = (size_t)CP__COLD_HISTORY_CALLS << (run ? run - 1 : 0);
+	while (calls > CP__COLD_HISTORY_CALLS && calls > most)
+		calls >>= 1;                 /* spaced out only within 4 MiB */
+	if (calls > most)
+		calls = most;                /* from 128 KiB: 2 at least, below 2 MiB */
 	h->cached = (unsigned char)cached;
 	h->uncached_run = (unsigned char)run;
 	h->calls_left = (unsigned)calls - 1;
@@ -267,8 +267,9 @@ static void __attribute__((noinline)) clear_small_timed(const struct cp__state *
 	size_t chunk = history_chunk(s, t, npages, &timing);
 	if (!chunk) {
 		if (!seed) {               /* cannot time this: as the extent alone says */
+			int extent_says_cached = uncached != &s->policy.cold;   /* any's band */
 			h->uncached_run = 0;
-			history_verdict(h, uncached != &s->policy.cold, npages);
+			history_verdict(h, extent_says_cached, npages);
 		}
 		(h->cached ? t : u)->clear(addr, npages);
 		return;
@@ -339,9 +340,7 @@ static __thread struct reuse_history any_history __attribute__((tls_model("initi
 void cp__reuse_history_forget(void)
 {
 	any_history = (struct reuse_history){ 0 };
-	any_small.h = (struct small_history){ 0 };
-	any_small.addr = 0;
-	any_small.npages = 0;
+	any_small = (struct any_small_history){ 0 };
 }
 
 /* The history after a clear of this range: cached (every chunk timed
