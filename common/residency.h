@@ -154,6 +154,11 @@ struct cp__plan {
 	int reused;               /* kernel throughout, whatever the chunks say (they are
 				     still timed, for the verdict cp__plan_run returns) */
 };
+static inline int cp__is_nt(const struct cp_kernel *k)
+{
+	return (k->flags & CP_NONTEMPORAL) != 0;
+}
+
 /* One chunk cleared by k between the counter's reads (counter.h: the start
  * fences the caller's stores, the end does not wait for the chunk's): its
  * ticks. The plans, the cold history and clearbench tune time chunks so. */

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The residency estimate while it clears (common/residency.c): a published
- * policy of recording kernels that do clear, whose temporal one spins on the
- * chunks a test marks slow, shows which kernel each part of an extent got;
- * then the live counter and threshold on this machine, telling a buffer just
- * written from the same buffer flushed from the caches. The pure parts:
- * tests/test_residency.c.
+ * The residency estimate while it clears (common/residency.c, the thread's
+ * histories: common/history.c): a published policy of recording kernels that
+ * do clear, whose temporal one spins on the chunks a test marks slow, shows
+ * which kernel each part of an extent got; then the live counter and
+ * threshold on this machine, telling a buffer just written from the same
+ * buffer flushed from the caches. The pure parts: tests/test_residency.c.
  */
 #include "testutil.h"
 #include "testhooks.h"

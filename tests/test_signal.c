@@ -107,8 +107,8 @@ Test(signal, handler_interrupts_clears_in_progress)
 	guard_unmap(&g);
 }
 
-/* cp_clear_pages_cold below 1 MiB keeps the thread's verdict and when to time
- * next (residency.c, written after each timed call): a 200 us timer whose
+/* cp_clear_pages_cold below 2 MiB keeps the thread's verdict and when to time
+ * next (history.c, written after each timed call): a 200 us timer whose
  * handler makes small cold calls of its own lands inside the main loop's,
  * thousands of calls apart. The buffer is flushed from the caches before each
  * round, so that natively the verdicts go uncached and the timing spaces out
@@ -141,7 +141,7 @@ Test(signal, handler_interrupts_small_cold_clears)
 }
 
 /* From the estimate's extent cp_clear_pages keeps the thread's last range
- * (residency.c), read at a call's start and written back at its end: a timer
+ * (history.c), read at a call's start and written back at its end: a timer
  * whose handler clears another range of that extent lands inside the
  * main loop's clears (each takes the whole window), many times. Both must
  * come out exact; then the main range, cleared again, still is. */

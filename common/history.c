@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the calling thread remembers of its clears, and the two estimated
+ * entry points they steer: cp_clear_pages' small calls and the range it
+ * cleared last, cp_clear_pages_cold's small calls (the strategy and its
+ * numbers: residency.h's header comment; the timing and the plans:
+ * residency.c). The histories are thread-local: the freestanding object,
+ * which has no TLS, clears by extent alone where a history would decide, and
+ * runs cp_clear_pages' plans without the reuse graces.
+ */
+#include "residency.h"
+#include "state.h"
+
+/* ---- the small calls' history: cp_clear_pages_cold, and cp_clear_pages where
+ * its uncached bands part from any's below the plan's first extent ---- */
+
+#ifndef CLEARPAGES_FREESTANDING
+/* The calling thread's last verdict on one kind of small call. Initial-exec
+ * TLS: a plain %fs/TPIDR_EL0-relative access, no call, async-signal-safe. A
+ * handler that interrupts an update leaves at worst a stale verdict. */
+struct small_history {
+	unsigned calls_left;
+	unsigned char cached;
+	unsigned char uncached_run;   /* uncached verdicts in a row, at most MAX_SHIFT + 1 */
+};
+static __thread struct small_history cold_history __attribute__((tls_model("initial-exec")));
+/* cp_clear_pages' small calls: the history of the ranges it had not just
+ * cleared, and the range it cleared last. */
+struct any_small_history {
+	struct small_history h;
+	uintptr_t addr;
+	size_t npages;
+};
+static __thread struct any_small_history any_small __attribute__((tls_model("initial-exec")));
+
+/* After a verdict on a call of npages: the calls until the next timed one,
+ * and the run. The run doubles the interval only while it stays within
+ * CP__COLD_HISTORY_SPACED_PAGES of clearing at this call's extent. */
+static void history_verdict(struct small_history *h, int cached, size_t npages)
+{
+	unsigned run = cached ? 0 : h->uncached_run + 1u;
+	if (run > CP__COLD_HISTORY_MAX_SHIFT + 1)
+		run = CP__COLD_HISTORY_MAX_SHIFT + 1;
+	size_t most = CP__COLD_HISTORY_SPACED_PAGES / npages;   /* the calls that clear 4 MiB */
+	size_t calls = (size_t)CP__COLD_HISTORY_CALLS << (run ? run - 1 : 0);
+	while (calls > CP__COLD_HISTORY_CALLS && calls > most)
+		calls >>= 1;                 /* spaced out only within 4 MiB */
+	if (calls > most)
+		calls = most;                /* from 128 KiB: 2 at least, below 2 MiB */
+	h->cached = (unsigned char)cached;
+	h->uncached_run = (unsigned char)run;
+	h->calls_left = (unsigned)calls - 1;
+}
+
+/* The one-page (or longer, for a slow counter) chunk a history verdict times;
+ * 0 where this call cannot be timed. Computed on the calls that time or seed
+ * only: the division is not for every call. */
+static size_t history_chunk(const struct cp__state *s, const struct cp_kernel *t, size_t npages,
+			    struct cp__timing *timing)
+{
+	if (cp__is_nt(t) || !cp__timing_for(s->policy.cached_min_mbps, cp__counter_hz(s), 1, timing) ||
+	    timing->chunk_pages > npages)
+		return 0;
+	return timing->chunk_pages;
+}
+
+/* The calls that time or seed (one or two in 64 to 256): out of line, so that
+ * the others pay one band lookup and a tail call. Cached: any's kernel;
+ * uncached: the band of `uncached`. */
+static void __attribute__((noinline)) clear_small_timed(const struct cp__state *s,
+							 struct small_history *h,
+							 const struct cp__bands *uncached,
+							 char *addr, size_t npages, int seed)
+{
+	const struct cp_kernel *u = cp__bands_pick(uncached, npages);
+	const struct cp_kernel *t = cp__bands_pick(&s->policy.any, npages);
+	struct cp__timing timing;
+	size_t chunk = history_chunk(s, t, npages, &timing);
+	if (!chunk) {
+		if (!seed) {               /* cannot time this: as the extent alone says */
+			int extent_says_cached = uncached != &s->policy.cold;   /* any's band */
+			h->uncached_run = 0;
+			history_verdict(h, extent_says_cached, npages);
+		}
+		(h->cached ? t : u)->clear(addr, npages);
+		return;
+	}
+	int cached = 0;
+	if (seed) {
+		/* The call before a timed one clears that chunk temporally: our
+		 * own non-temporal stores evict what they clear (AMD), so a buffer
+		 * cleared again and again, once judged cold, would be timed cold
+		 * from then on. On cold memory: two temporal chunks in 64 to 256 calls. */
+		t->clear(addr, chunk);
+	} else {
+		cached = cp__timed_clear(t, addr, chunk) <= timing.limit_ticks;
+		history_verdict(h, cached, npages);
+	}
+	if (npages > chunk)
+		(cached ? t : u)->clear(addr + chunk * CP_PAGE_SIZE, npages - chunk);
+}
+
+static inline void clear_small(const struct cp__state *s, struct small_history *h,
+			       const struct cp__bands *uncached, char *addr, size_t npages)
+{
+	/* read once, stored once: a handler's update in between is overwritten,
+	 * never decremented past 0 */
+	unsigned left = h->calls_left;
+	if (!left) {
+		clear_small_timed(s, h, uncached, addr, npages, 0);   /* sets calls_left */
+		return;
+	}
+	h->calls_left = --left;
+	if (left || h->cached || !cp__is_nt(cp__bands_pick(uncached, npages)))
+		cp__bands_pick(h->cached ? &s->policy.any : uncached, npages)->clear(addr, npages);
+	else
+		clear_small_timed(s, h, uncached, addr, npages, 1);
+}
+
+/* cp_clear_pages below the plan's first extent: the range this thread
+ * cleared last is cached (it was just cleared, and under 1 MiB it stays
+ * cached unless the caller evicts it), so a loop over one buffer never
+ * times; any other range goes by the thread's history. */
+static void clear_any_small(const struct cp__state *s, char *addr, size_t npages)
+{
+	if (any_small.addr == (uintptr_t)addr && any_small.npages == npages) {
+		cp__bands_pick(&s->policy.any, npages)->clear(addr, npages);
+		return;
+	}
+	any_small.addr = (uintptr_t)addr;
+	any_small.npages = npages;
+	clear_small(s, &any_small.h, &s->policy.uncached, addr, npages);
+}
+#endif
+
+/* ---- cp_clear_pages from the estimate's extent ---- */
+
+#ifndef CLEARPAGES_FREESTANDING
+/* The range this thread last cleared through cp_clear_pages' plan: how many
+ * clears of it in a row timed cached, and how many more may clear it
+ * temporally over slow chunks. Initial-exec TLS, as below. Read once into a
+ * copy and written back whole: a handler that interrupts the update leaves at
+ * worst a wrong guess, never a count run past its bounds. */
+struct reuse_history {
+	uintptr_t addr;
+	size_t npages;
+	unsigned cached_run, graces;
+};
+static __thread struct reuse_history any_history __attribute__((tls_model("initial-exec")));
+
+void cp__reuse_history_forget(void)
+{
+	any_history = (struct reuse_history){ 0 };
+	any_small = (struct any_small_history){ 0 };
+}
+
+/* The history after a clear of this range: cached (every chunk timed
+ * cached) or not, graced (cleared temporally over slow chunks) or not. */
+static struct reuse_history after_clear(struct reuse_history h, int again, int cached,
+					int graced)
+{
+	unsigned run = again ? h.cached_run : 0;
+	if (cached) {
+		run += run < CP__REUSE_MIN_CACHED_RUN;     /* saturates at the minimum */
+		h.graces = run >= CP__REUSE_MIN_CACHED_RUN ? CP__REUSE_GRACE_CALLS : 0;
+	} else if (graced) {
+		h.graces--;                                /* graced: h.graces > 0 */
+	} else {
+		run = 0;
+		h.graces = 0;
+	}
+	h.cached_run = run;
+	return h;
+}
+#endif
+
+void __attribute__((noinline)) cp__clear_any_estimated(const struct cp__state *s, void *addr,
+						    size_t npages)
+{
+	struct cp__plan pl;
+#ifndef CLEARPAGES_FREESTANDING
+	if (npages < CP__HISTORY_BELOW_PAGES) {
+		clear_any_small(s, addr, npages);
+		return;
+	}
+#endif
+	cp__plan_any(s, npages, &pl);
+#ifndef CLEARPAGES_FREESTANDING
+	if (!pl.uncached) {           /* nothing timed: nothing learnt either */
+		cp__plan_run(&pl, addr, npages);
+		return;
+	}
+	struct reuse_history h = any_history;
+	int again = h.addr == (uintptr_t)addr && h.npages == npages;
+	pl.reused = again && h.graces;
+	int cached = cp__plan_run(&pl, addr, npages);
+	h = after_clear(h, again, cached, pl.reused);
+	h.addr = (uintptr_t)addr;
+	h.npages = npages;
+	any_history = h;
+#else
+	cp__plan_run(&pl, addr, npages);
+#endif
+}
+
+/* From CP__COLD_HISTORY_BELOW_PAGES: the per-batch plan, out of line so that
+ * its frame is not the small calls'. */
+static void __attribute__((noinline)) clear_cold_planned(const struct cp__state *s, void *addr,
+							  size_t npages)
+{
+	struct cp__plan pl;
+	cp__plan_cold(s, npages, &pl);
+	cp__plan_run(&pl, addr, npages);
+}
+
+void cp__clear_cold_estimated(const struct cp__state *s, void *addr, size_t npages)
+{
+#ifndef CLEARPAGES_FREESTANDING
+	if (npages < CP__COLD_HISTORY_BELOW_PAGES) {
+		clear_small(s, &cold_history, &s->policy.cold, addr, npages);
+		return;
+	}
+#else
+	if (npages < CP__COLD_HISTORY_BELOW_PAGES) {
+		/* no thread-local history without TLS: size alone, non-temporal */
+		cp__bands_pick(&s->policy.cold, npages)->clear(addr, npages);
+		return;
+	}
+#endif
+	clear_cold_planned(s, addr, npages);
+}
