@@ -174,16 +174,13 @@ static struct reuse_history after_clear(struct reuse_history h, int again, int c
 }
 #endif
 
-void __attribute__((noinline)) cp__clear_any_estimated(const struct cp__state *s, void *addr,
-						    size_t npages)
+/* From CP__HISTORY_BELOW_PAGES: the per-batch plan and the reuse history,
+ * out of line so that the small calls, a compare and a tail call on a range
+ * cleared again, do not save six registers for its frame. */
+static void __attribute__((noinline)) clear_any_planned(const struct cp__state *s, void *addr,
+							 size_t npages)
 {
 	struct cp__plan pl;
-#ifndef CLEARPAGES_FREESTANDING
-	if (npages < CP__HISTORY_BELOW_PAGES) {
-		clear_any_small(s, addr, npages);
-		return;
-	}
-#endif
 	cp__plan_any(s, npages, &pl);
 #ifndef CLEARPAGES_FREESTANDING
 	if (!pl.uncached) {           /* nothing timed: nothing learnt either */
@@ -201,6 +198,18 @@ void __attribute__((noinline)) cp__clear_any_estimated(const struct cp__state *s
 #else
 	cp__plan_run(&pl, addr, npages);
 #endif
+}
+
+void __attribute__((noinline)) cp__clear_any_estimated(const struct cp__state *s, void *addr,
+						    size_t npages)
+{
+#ifndef CLEARPAGES_FREESTANDING
+	if (npages < CP__HISTORY_BELOW_PAGES) {
+		clear_any_small(s, addr, npages);
+		return;
+	}
+#endif
+	clear_any_planned(s, addr, npages);
 }
 
 /* From CP__COLD_HISTORY_BELOW_PAGES: the per-batch plan, out of line so that
