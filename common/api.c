@@ -24,11 +24,16 @@ const char *cp_version(void)
 
 /* cp_clear_pages past its checks, and cp_zero's body: the band's kernel,
  * or, from the extent where the cached and uncached bands part, the
- * estimate's choice. One comparison below it. */
+ * estimate's choice. One comparison below it; a small range the thread
+ * cleared last is still cached (hosted only, residency.h). */
 static inline void clear_any(void *addr, size_t npages)
 {
 	const struct cp__state *s = cp__state();
-	if (npages < s->policy.estimate_from_pages)
+	if (npages < s->policy.estimate_from_pages
+#ifndef CLEARPAGES_FREESTANDING
+	    || cp__any_small_again(addr, npages)
+#endif
+	   )
 		cp__bands_pick(&s->policy.any, npages)->clear(addr, npages);
 	else
 		cp__clear_any_estimated(s, addr, npages);   /* out of line: no plan frame below */

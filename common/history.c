@@ -25,13 +25,9 @@ struct small_history {
 };
 static __thread struct small_history cold_history __attribute__((tls_model("initial-exec")));
 /* cp_clear_pages' small calls: the history of the ranges it had not just
- * cleared, and the range it cleared last. */
-struct any_small_history {
-	struct small_history h;
-	uintptr_t addr;
-	size_t npages;
-};
-static __thread struct any_small_history any_small __attribute__((tls_model("initial-exec")));
+ * cleared, and the range it cleared last (residency.h: api.c reads it). */
+static __thread struct small_history any_small __attribute__((tls_model("initial-exec")));
+__thread struct cp__last_range cp__any_small_last __attribute__((tls_model("initial-exec")));
 
 /* After a verdict on a call of npages: the calls until the next timed one,
  * and the run. The run doubles the interval only while it stays within
@@ -117,19 +113,13 @@ static inline void clear_small(const struct cp__state *s, struct small_history *
 		clear_small_timed(s, h, uncached, addr, npages, 1);
 }
 
-/* cp_clear_pages below the plan's first extent: the range this thread
- * cleared last is cached (it was just cleared, and under 1 MiB it stays
- * cached unless the caller evicts it), so a loop over one buffer never
- * times; any other range goes by the thread's history. */
+/* cp_clear_pages below the plan's first extent, on a range other than the
+ * one this thread cleared last (that one api.c clears with any's band:
+ * residency.h): it becomes the last, and the thread's history decides. */
 static void clear_any_small(const struct cp__state *s, char *addr, size_t npages)
 {
-	if (any_small.addr == (uintptr_t)addr && any_small.npages == npages) {
-		cp__bands_pick(&s->policy.any, npages)->clear(addr, npages);
-		return;
-	}
-	any_small.addr = (uintptr_t)addr;
-	any_small.npages = npages;
-	clear_small(s, &any_small.h, &s->policy.uncached, addr, npages);
+	cp__any_small_last = (struct cp__last_range){ (uintptr_t)addr, npages };
+	clear_small(s, &any_small, &s->policy.uncached, addr, npages);
 }
 #endif
 
@@ -151,7 +141,8 @@ static __thread struct reuse_history any_history __attribute__((tls_model("initi
 void cp__reuse_history_forget(void)
 {
 	any_history = (struct reuse_history){ 0 };
-	any_small = (struct any_small_history){ 0 };
+	any_small = (struct small_history){ 0 };
+	cp__any_small_last = (struct cp__last_range){ 0 };
 }
 
 /* The history after a clear of this range: cached (every chunk timed

@@ -179,9 +179,25 @@ void cp__plan_cold(const struct cp__state *s, size_t extent, struct cp__plan *ou
 int cp__plan_run(const struct cp__plan *pl, void *addr, size_t npages);
 /* cp_clear_pages and cp_clear's body from s->policy.estimate_from_pages: the
  * plan, told whether this thread's last such clear was this range, cached
- * (hosted only). */
+ * (hosted only); below CP__HISTORY_BELOW_PAGES, hosted, only on a range other
+ * than cp__any_small_last. */
 void cp__clear_any_estimated(const struct cp__state *s, void *addr, size_t npages);
 #ifndef CLEARPAGES_FREESTANDING
+/* The range the calling thread last cleared through cp_clear_pages below
+ * CP__HISTORY_BELOW_PAGES (history.c writes it). Still cached, unless the
+ * caller evicted it: the caller's inline path clears it again with any's
+ * band, so that a loop over one buffer pays a compare, not a call. */
+struct cp__last_range {
+	uintptr_t addr;
+	size_t npages;
+};
+extern __thread struct cp__last_range cp__any_small_last
+	__attribute__((tls_model("initial-exec"), visibility("hidden")));
+static inline int cp__any_small_again(const void *addr, size_t npages)
+{
+	return npages < CP__HISTORY_BELOW_PAGES && cp__any_small_last.addr == (uintptr_t)addr &&
+	       cp__any_small_last.npages == npages;
+}
 /* Tests: forget the calling thread's last range and its small calls' history. */
 void cp__reuse_history_forget(void);
 #endif
