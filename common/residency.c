@@ -143,7 +143,7 @@ void cp__plan_any(const struct cp__state *s, size_t extent, struct cp__plan *out
 	out->reused = 0;
 	/* below the history's end a chunk per call costs a cached target too
 	 * much (the top): cp_clear_pages' small calls go by the history */
-	if (extent >= s->policy.estimate_from_pages && extent >= CP__HISTORY_BELOW_PAGES)
+	if (extent >= cp__any_plan_from_pages(&s->policy))
 		plan_pair(s, out->kernel, cp__bands_pick(&s->policy.uncached, extent), out);
 }
 

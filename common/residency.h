@@ -169,6 +169,15 @@ static inline uint64_t cp__timed_clear(const struct cp_kernel *k, void *addr, si
 	return cp__counter_read() - t0;
 }
 
+/* The first extent of cp_clear_pages' per-batch plan: the policy's
+ * estimate_from_pages, but never below CP__HISTORY_BELOW_PAGES (below it the
+ * thread's history decides, or the extent alone). */
+static inline size_t cp__any_plan_from_pages(const struct cp__policy *p)
+{
+	return p->estimate_from_pages > CP__HISTORY_BELOW_PAGES ? p->estimate_from_pages :
+								   CP__HISTORY_BELOW_PAGES;
+}
+
 struct cp__state;
 /* cp_clear_pages (and cp_clear's body, far ranges, parallel shares) and
  * cp_clear_pages_cold for an extent of `extent` pages. */

@@ -568,8 +568,7 @@ Test(residency_run, live_counter_tells_written_from_flushed)
 	if (s->policy.estimate_from_pages == CP__BAND_UNUSED)
 		cr_skip_test("this policy (%s) never estimates: any and uncached agree", s->source);
 	/* the plan's first extent (below 1 MiB the thread's history decides) */
-	size_t extent = s->policy.estimate_from_pages < CP__HISTORY_BELOW_PAGES ?
-				CP__HISTORY_BELOW_PAGES : s->policy.estimate_from_pages;
+	size_t extent = cp__any_plan_from_pages(&s->policy);
 	struct cp__plan pl;
 	cp__plan_any(s, extent, &pl);
 	if (!pl.uncached)

@@ -241,9 +241,7 @@ static void race_estimated(size_t pages, int rounds, uint64_t min_tick_us)
 Test(signal, handler_clears_estimated_ranges_during_estimated_clears)
 {
 	cr_assert_gt(cp_kernels(NULL), 0);
-	size_t pages = cp__state()->policy.estimate_from_pages;
-	if (pages < CP__HISTORY_BELOW_PAGES)
-		pages = CP__HISTORY_BELOW_PAGES;   /* the plan's first extent */
+	size_t pages = cp__any_plan_from_pages(&cp__state()->policy);
 	if (pages > ((size_t)64 << 20) / CP_PAGE_SIZE)
 		cr_skip_test("no residency estimate below 64 MiB here (from %zu pages): "
 			     "cp_clear_pages keeps no range to race on", pages);

@@ -391,8 +391,7 @@ int main(int argc, char **argv)
 	run_with("fork: while a loader and a parallel caller run", busy, 2, main_forks);
 	run_with("signal: a handler clears in parallel", callers, 1, main_clears_under_timer);
 	size_t estimate_from = cp__state()->policy.estimate_from_pages;
-	estimated_pages = estimate_from < CP__HISTORY_BELOW_PAGES ?
-				  CP__HISTORY_BELOW_PAGES : estimate_from;   /* the plan's */
+	estimated_pages = cp__any_plan_from_pages(&cp__state()->policy);
 	if (estimated_pages <= ((size_t)64 << 20) / PG) {
 		static void *(*const reuse[])(void *) = { estimated_clearer, estimated_clearer,
 							  profile_loader };
