@@ -26,9 +26,8 @@ const char *cp_version(void)
  * or, from the extent where the cached and uncached bands part, the
  * estimate's choice. One comparison below it; a small range the thread
  * cleared last is still cached (hosted only, residency.h). */
-static inline void clear_any(void *addr, size_t npages)
+static inline void clear_any(const struct cp__state *s, void *addr, size_t npages)
 {
-	const struct cp__state *s = cp__state();
 	if (npages < s->policy.estimate_from_pages
 #ifndef CLEARPAGES_FREESTANDING
 	    || cp__any_small_again(addr, npages)
@@ -41,9 +40,8 @@ static inline void clear_any(void *addr, size_t npages)
 
 /* Non-temporal, unless the target is cached and any's band is temporal
  * there: then a non-temporal store only evicts what is already cached. */
-static void clear_cold(void *addr, size_t npages)
+static void clear_cold(const struct cp__state *s, void *addr, size_t npages)
 {
-	const struct cp__state *s = cp__state();
 	if (npages >= s->policy.cold_estimate_below_pages)
 		cp__bands_pick(&s->policy.cold, npages)->clear(addr, npages);
 	else
@@ -57,9 +55,8 @@ static void clear_cold(void *addr, size_t npages)
 #ifndef CLEARPAGES_FREESTANDING
 /* The shares of a parallel clear run the intent's plan, made for the whole
  * extent as cp_clear_pages_parallel makes any's. */
-static void zero_parallel(void *addr, size_t npages, unsigned flags)
+static void zero_parallel(const struct cp__state *s, void *addr, size_t npages, unsigned flags)
 {
-	const struct cp__state *s = cp__state();
 	struct cp__plan pl = { .kernel = cp__bands_pick(&s->policy.hot, npages) };
 	if (flags & CP_ZERO_COLD)
 		cp__plan_cold(s, npages, &pl);
@@ -71,20 +68,35 @@ static void zero_parallel(void *addr, size_t npages, unsigned flags)
 #endif
 
 /* Whole pages with stores, by intent (the bodies of the page calls). */
-static inline void zero_pages(void *addr, size_t npages, unsigned flags)
+static inline void zero_pages_in(const struct cp__state *s, void *addr, size_t npages,
+				 unsigned flags)
 {
 #ifndef CLEARPAGES_FREESTANDING
 	if (flags & CP_ZERO_PARALLEL) {
-		zero_parallel(addr, npages, flags);
+		zero_parallel(s, addr, npages, flags);
 		return;
 	}
 #endif
 	if (flags & CP_ZERO_HOT)
-		cp__pick_hot(npages)->clear(addr, npages);
+		cp__bands_pick(&s->policy.hot, npages)->clear(addr, npages);
 	else if (flags & CP_ZERO_COLD)
-		clear_cold(addr, npages);
+		clear_cold(s, addr, npages);
 	else
-		clear_any(addr, npages);
+		clear_any(s, addr, npages);
+}
+
+static inline void zero_pages(void *addr, size_t npages, unsigned flags)
+{
+	zero_pages_in(cp__state(), addr, npages, flags);
+}
+
+/* A process's first clear: it publishes the state. Out of line, so that the
+ * calls after it keep no register across a call but the kernel's. */
+static int __attribute__((noinline, cold)) clear_pages_first(void *addr, size_t npages,
+							      unsigned flags)
+{
+	zero_pages_in(cp__state_slow(), addr, npages, flags);
+	return 0;
 }
 
 /* The three page calls: the contract's checks, then zero_pages with the
@@ -95,7 +107,10 @@ static inline int clear_pages_checked(void *addr, size_t npages, unsigned flags)
 		return 0;
 	if (cp__check_pages(addr, npages))
 		return -EINVAL;
-	zero_pages(addr, npages, flags);
+	const struct cp__state *s = __atomic_load_n(&cp__current, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(s == NULL, 0))
+		return clear_pages_first(addr, npages, flags);
+	zero_pages_in(s, addr, npages, flags);
 	return 0;
 }
 

@@ -57,7 +57,9 @@ struct cp__policy {
  * comparison and the worst case (past every boundary) eight. */
 static inline const struct cp_kernel *cp__bands_pick(const struct cp__bands *b, size_t npages)
 {
-	unsigned i = 0;
+	if (npages < b->band[1].from_pages)   /* straight-line: the common small call */
+		return b->band[0].kernel;
+	unsigned i = 1;
 	while (i + 1 < CP__MAX_BANDS && npages >= b->band[i + 1].from_pages)
 		i++;
 	return b->band[i].kernel;
