@@ -80,17 +80,24 @@ size_t bench_history_below_pages(void)
 	return CP__HISTORY_BELOW_PAGES;
 }
 
+unsigned long long bench_counter_rate(void)
+{
+	const struct cp__state *s = cp__state();
+	/* the rate is measured from 2 ms after the first use */
+	struct timespec tick = { 0, 1000000 };
+	unsigned long long hz = cp__counter_hz(s);
+	for (int i = 0; i < 20 && !hz && (s->features & CP__F_COUNTER); i++) {
+		nanosleep(&tick, NULL);
+		hz = cp__counter_hz(s);
+	}
+	return hz;
+}
+
 size_t bench_chunk_pages(unsigned long long *hz)
 {
 	const struct cp__state *s = cp__state();
 	struct cp__timing t;
-	/* the rate is measured from 2 ms after the first use */
-	struct timespec tick = { 0, 1000000 };
-	*hz = cp__counter_hz(s);
-	for (int i = 0; i < 20 && !*hz && (s->features & CP__F_COUNTER); i++) {
-		nanosleep(&tick, NULL);
-		*hz = cp__counter_hz(s);
-	}
+	*hz = bench_counter_rate();
 	if (!cp__timing_for(s->policy.cached_min_mbps, *hz, CP__RESIDENCY_CHUNK_PAGES, &t))
 		return *hz = 0, 0;
 	return t.chunk_pages;

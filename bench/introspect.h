@@ -35,6 +35,13 @@ size_t bench_estimate_from_pages(void);
 /* Below this extent the thread's history decides, not a chunk per 4 MiB. */
 size_t bench_history_below_pages(void);
 
+/* The residency estimate's counter rate (Hz), waiting out its measurement
+ * over the library's first 2 ms where CPUID does not give it (up to 20 ms);
+ * 0 where there is no usable counter. Until then the calls decide by extent
+ * alone: cp_clear_pages_cold on a hot 4 KiB buffer ran non-temporally, 8x
+ * slower, through a sweep's whole first round (Zen 3 VM). */
+unsigned long long bench_counter_rate(void);
+
 /* The residency estimate's own chunk timing (common/residency.h), for tune:
  * how many pages a plan times per chunk with this counter (the threshold of
  * the policy in force decides how coarse a counter may be) and its rate in
