@@ -107,7 +107,7 @@ static inline int clear_pages_checked(void *addr, size_t npages, unsigned flags)
 		return 0;
 	if (cp__check_pages(addr, npages))
 		return -EINVAL;
-	const struct cp__state *s = __atomic_load_n(&cp__current, __ATOMIC_ACQUIRE);
+	const struct cp__state *s = cp__state_published();
 	if (__builtin_expect(s == NULL, 0))
 		return clear_pages_first(addr, npages, flags);
 	zero_pages_in(s, addr, npages, flags);

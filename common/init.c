@@ -248,7 +248,7 @@ static void init(void)
 const struct cp__state *cp__state_slow(void)
 {
 	pthread_once(&once, init);
-	return __atomic_load_n(&cp__current, __ATOMIC_ACQUIRE);
+	return cp__state_published();
 }
 
 /* States and cp_set_profile's read buffer come from mmap, not malloc: a

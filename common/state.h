@@ -40,9 +40,14 @@ struct cp__state {
 /* The state in force; NULL until the first use has published one. */
 extern const struct cp__state *cp__current __attribute__((visibility("hidden")));
 const struct cp__state *cp__state_slow(void);
+/* The state in force, or NULL: no first use yet (then cp__state_slow). */
+static inline const struct cp__state *cp__state_published(void)
+{
+	return __atomic_load_n(&cp__current, __ATOMIC_ACQUIRE);
+}
 static inline const struct cp__state *cp__state(void)
 {
-	const struct cp__state *s = __atomic_load_n(&cp__current, __ATOMIC_ACQUIRE);
+	const struct cp__state *s = cp__state_published();
 	if (__builtin_expect(s != NULL, 1))
 		return s;
 	return cp__state_slow();
