@@ -82,11 +82,16 @@ DIR_FRAGMENTS := bench/Dir.mk consumers/mimalloc/Dir.mk man/Dir.mk \
                  packaging/Dir.mk tests/Dir.mk
 include $(DIR_FRAGMENTS)
 
+# Each step runs with CP_TEST_RUN=<id> in its environment; after it, no
+# process carrying that id may remain (tests/check-leftovers.sh).
 test:
 	@status=0; for step in $(TEST_STEPS); do \
 	    echo "=== make $$step"; t0=$$(date +%s); \
+	    export CP_TEST_RUN="$$step-$$$$-$$t0"; \
 	    timeout -k 10 $(STEP_TIMEOUT) $(MAKE) --no-print-directory ARCH=$(ARCH) $$step || \
 	        { status=1; echo "=== $$step FAILED"; }; \
+	    tests/check-leftovers.sh $$step || \
+	        { status=1; echo "=== $$step FAILED: it left processes behind"; }; \
 	    echo "=== $$step: $$(( $$(date +%s) - t0 )) s"; \
 	done; \
 	if [ $$status -ne 0 ]; then echo "make test: FAILED"; else echo "make test: all steps passed"; fi; \

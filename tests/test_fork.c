@@ -33,10 +33,9 @@ int pthread_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(vo
  * and the library's), killed by SIGALRM after CHILD_SECONDS: a hang. */
 static void fork_bounded(void (*body)(void), unsigned round)
 {
-	pid_t pid = fork();
+	pid_t pid = test_fork(CHILD_SECONDS);
 	cr_assert(pid >= 0, "fork: %s", strerror(errno));
 	if (pid == 0) {
-		alarm(CHILD_SECONDS);
 		body();
 		_exit(0);
 	}

@@ -173,12 +173,7 @@ static size_t estimated_round(struct guarded *g, size_t pages)
 	return first_not(g->mem, g->len, 0);
 }
 
-static double now_seconds(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
+#define now_seconds test_now_seconds
 
 /* Race a handler's clears of `pages` against the main loop's, `rounds`
  * rounds (a tenth when quick), the timer at least min_tick_us apart: a round
@@ -448,16 +443,26 @@ Test(signal, fork_in_a_handler_during_a_parallel_call)
  * child that alarm() ends: a deadlock fails the test instead of hanging it.
  * A page a share, a share per thread: the calls are mostly the pool's own
  * code (with 16-page shares the windows were hit less often).
+ *
+ * Paced by this host: after a fork every page the loop writes faults again
+ * (copy-on-write), so a gap shorter than one round after a fork starves the
+ * loop for good. That happened on the Zen 5 VM (fork + wait 1.2 ms, a fixed
+ * 20 us gap): the handler ran thousands of times and the loop never ended.
+ * So the child first times a fork + wait and a round right after one, and
+ * draws each gap from [TIMER_NS, TIMER_NS + 2 x round]: gaps short enough
+ * to land inside the pool's windows, and half of them long enough for a
+ * round to finish. The loop lasts long enough for about TARGET_TICKS handler
+ * runs, and the handler stops re-arming once it is over.
  */
 #define LOOP_SHARE 1u
 #define LOOP_THREADS 3u
 #define LOOP_PAGES (LOOP_THREADS * LOOP_SHARE)
 #define LOOP_LEN (LOOP_PAGES * PG)
-#define LOOP_DEADLINE 20                         /* seconds; a run takes well under 1 */
+#define LOOP_SECONDS 0.5          /* the loop's own time, natively, at least */
+#define TARGET_TICKS 500          /* ... and long enough for about this many handler runs */
 #define TIMER_NS 20000L
 /* Under valgrind (CP_TEST_QUICK) a fork takes tens of ms and a valgrind log:
- * a few handler runs, spaced so that the loop gets somewhere between them. */
-#define QUICK_TIMER_NS 2000000L
+ * a few handler runs. */
 #define QUICK_TICKS 20
 
 enum on_timer { TIMER_FORKS, TIMER_CLEARS_IN_PARALLEL };
@@ -465,11 +470,13 @@ static struct {
 	enum on_timer action;
 	timer_t timer;
 	unsigned char *buf;        /* the handler's extent */
-	long gap_ns;               /* TIMER_NS, or QUICK_TIMER_NS */
+	long spread_ns;            /* gaps: TIMER_NS + [0, spread_ns) */
+	uint64_t random;           /* the gaps' generator (the handler's alone) */
 } tick;
 static volatile sig_atomic_t tick_runs, tick_failures, ticks_left;
 static struct loop_counts {
 	unsigned rounds, ticks;    /* the child's, for the parent's log (MAP_SHARED) */
+	double fork_ms, round_ms;  /* what the child measured */
 } *counts;
 
 static int clear_loop_extent(unsigned char *buf)
@@ -479,11 +486,12 @@ static int clear_loop_extent(unsigned char *buf)
 	       first_not(buf, LOOP_LEN, 0) != LOOP_LEN;
 }
 
-/* One-shot, re-armed at the end of each run: the loop gets gap_ns between
- * runs however long a fork takes, instead of one run after the other. */
+/* One-shot, re-armed at the end of each run while ticks are left: the loop
+ * gets a whole gap after each run however long a fork takes. */
 static void arm_tick(void)
 {
-	struct itimerspec next = { { 0, 0 }, { 0, tick.gap_ns } };
+	long ns = TIMER_NS + (long)random_below(&tick.random, (size_t)tick.spread_ns);
+	struct itimerspec next = { { 0, 0 }, { ns / 1000000000L, ns % 1000000000L } };
 	if (ticks_left-- > 0)
 		timer_settime(tick.timer, 0, &next, NULL);
 }
@@ -504,8 +512,29 @@ static void on_tick(int sig)
 	}
 	tick_failures += bad;
 	tick_runs++;
+	counts->ticks = (unsigned)tick_runs;     /* the parent's log, even after SIGALRM */
 	arm_tick();
 	errno = saved_errno;
+}
+
+/* The child's pacing: a fork + wait, then one round right after a fork (its
+ * copy-on-write faults included), each the median of 9. */
+static void measure_pacing(unsigned char *buf, double *fork_s, double *round_s)
+{
+	double r[9];
+	*fork_s = test_fork_wait_seconds();
+	for (int i = 0; i < 9; i++) {
+		pid_t pid = fork();
+		if (pid == 0)
+			_exit(0);
+		int status;
+		waitpid(pid, &status, 0);
+		double t0 = now_seconds();
+		if (clear_loop_extent(buf))
+			_exit(3);
+		r[i] = now_seconds() - t0;
+	}
+	*round_s = test_median9(r);
 }
 
 /* In the child: exit code = the step that failed. */
@@ -517,6 +546,14 @@ static void loop_under_the_timer(void)
 	tick.buf = theirs.mem;
 	if (clear_loop_extent(mine.mem))     /* the pool's workers start outside the handler */
 		_exit(3);
+	double fork_s, round_s;
+	measure_pacing(mine.mem, &fork_s, &round_s);
+	counts->fork_ms = fork_s * 1e3, counts->round_ms = round_s * 1e3;
+	tick.spread_ns = (long)(2e9 * round_s) + 1;
+	double loop_s = test_quick() ? 0.2 : LOOP_SECONDS;
+	if (!test_quick() && loop_s < TARGET_TICKS * (fork_s + round_s))
+		loop_s = TARGET_TICKS * (fork_s + round_s);      /* slow forks: a longer loop */
+	tick.random = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull;
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_tick;
@@ -529,9 +566,10 @@ static void loop_under_the_timer(void)
 		_exit(4);
 	arm_tick();
 	unsigned rounds = 0;
-	for (double end = now_seconds() + (test_quick() ? 0.2 : 0.5); now_seconds() < end; rounds++)
+	for (double end = now_seconds() + loop_s; now_seconds() < end; rounds++)
 		if (clear_loop_extent(mine.mem))
 			_exit(5);
+	ticks_left = 0;                            /* the goal is reached: no more re-arming */
 	timer_delete(tick.timer);
 	counts->rounds = rounds;
 	counts->ticks = (unsigned)tick_runs;
@@ -542,29 +580,39 @@ static void loop_under_the_timer(void)
 	_exit(0);
 }
 
+/* The child's deadline: its pacing takes 18 forks and 9 rounds, the loop
+ * about TARGET_TICKS forks and rounds: 20 s, stretched where forks are
+ * slower than the 10 ms this allows. */
+static unsigned loop_deadline_seconds(void)
+{
+	double fork_s = test_fork_wait_seconds();
+	return 20 + (unsigned)(2000 * fork_s);
+}
+
 static void run_loop_under_the_timer(enum on_timer action)
 {
 	cr_assert_gt(cp_kernels(NULL), 0);
 	tick.action = action;
-	tick.gap_ns = test_quick() ? QUICK_TIMER_NS : TIMER_NS;
 	ticks_left = test_quick() ? QUICK_TICKS : INT_MAX;    /* natively the loop's time */
 	counts = mmap(NULL, sizeof(*counts), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
 		      -1, 0);
 	cr_assert(counts != MAP_FAILED);
-	pid_t pid = fork();
+	unsigned deadline = loop_deadline_seconds();
+	pid_t pid = test_fork(deadline);
 	cr_assert(pid >= 0, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		alarm(LOOP_DEADLINE);
+	if (pid == 0)
 		loop_under_the_timer();
-	}
 	int status;
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
 	cr_assert(!WIFSIGNALED(status) || WTERMSIG(status) != SIGALRM,
-		  "the loop did not end within %d s: deadlocked", LOOP_DEADLINE);
+		  "the loop did not end within %u s: deadlocked (fork + wait %.3f ms, a round "
+		  "after a fork %.3f ms, %u handler runs)", deadline, counts->fork_ms,
+		  counts->round_ms, counts->ticks);
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 		  "the loop's child failed: status 0x%x (exit code = failing step; "
 		  "6: the handler's fork or clear went wrong)", status);
-	cr_log_info("%u handler runs during %u parallel calls", counts->ticks, counts->rounds);
+	cr_log_info("%u handler runs during %u parallel calls (fork + wait %.3f ms, round %.3f ms)",
+		    counts->ticks, counts->rounds, counts->fork_ms, counts->round_ms);
 	munmap(counts, sizeof(*counts));
 }
 

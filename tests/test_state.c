@@ -119,8 +119,13 @@ Test(state, distinct_states_are_capped)
 }
 
 /* fork() from a signal handler that may interrupt a publication: the fork
- * handlers must not wait on the lock the interrupted thread holds. */
-static volatile sig_atomic_t forks, fork_failures;
+ * handlers must not wait on the lock the interrupted thread holds.
+ * Paced by this host's fork: a timer period shorter than the handler's fork
+ * and wait runs the handler back to back and the loop never again (the Zen 5
+ * VM, 1.2 ms forks against a 1 ms timer). So the period is 4 forks long (the
+ * loop keeps three quarters of the time), the handler disarms the timer at
+ * the goal, and the deadline is derived from the same measurement. */
+static volatile sig_atomic_t forks, fork_failures, forks_wanted;
 static void fork_in_handler(int sig)
 {
 	(void)sig;
@@ -131,27 +136,25 @@ static void fork_in_handler(int sig)
 	int status;
 	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
 		fork_failures++;
-	forks++;
+	if (++forks >= forks_wanted) {
+		struct itimerval off = { { 0, 0 }, { 0, 0 } };
+		setitimer(ITIMER_REAL, &off, NULL);
+	}
 	errno = saved;
 }
 
-static void load_under_forking_timer(void)
+static void load_under_forking_timer(long period_us)
 {
 	struct sigaction sa = { .sa_handler = fork_in_handler, .sa_flags = SA_RESTART };
 	sigaction(SIGALRM, &sa, NULL);
-	/* A fork and its wait take 0.2-0.3 ms natively: a faster timer starves the
-	 * loop. Under valgrind (which runs the child too) and qemu one takes up to
-	 * a second: 10 forks, 20 ms apart. */
-	long us = test_quick() ? 20000 : 1000;
-	struct itimerval every = { { 0, us }, { 0, us } };
+	struct itimerval every = { { 0, period_us }, { 0, period_us } };
 	setitimer(ITIMER_REAL, &every, NULL);
-	int want = test_quick() ? 10 : 500;
-	for (unsigned long i = 0; forks < want && i < 100000000ul; i++)
+	for (unsigned long i = 0; forks < forks_wanted && i < 100000000ul; i++)
 		if (cp_set_profile(paths[i % 2]) || cp_set_profile(NULL))
 			_exit(3);
 	struct itimerval off = { { 0, 0 }, { 0, 0 } };
 	setitimer(ITIMER_REAL, &off, NULL);
-	_exit(fork_failures ? 4 : forks >= want ? 0 : 5);
+	_exit(fork_failures ? 4 : forks >= forks_wanted ? 0 : 5);
 }
 
 Test(state, fork_from_a_handler_interrupting_profile_loads)
@@ -164,19 +167,32 @@ Test(state, fork_from_a_handler_interrupting_profile_loads)
 		cr_skip_test("under valgrind the child of a fork from a handler spun for the whole "
 			     "deadline (50 %% CPU, no system call): valgrind's, not the library's");
 	make_profiles();
-	pid_t pid = fork();
+	/* 500 forks natively, 10 under qemu (a fork there takes up to a second) */
+	forks_wanted = test_quick() ? 10 : 500;
+	double fork_s = test_fork_wait_seconds();
+	long period_us = (long)(4e6 * fork_s);
+	if (period_us < 1000)
+		period_us = 1000;
+	/* the forks take a quarter of the run: 4 periods each, twice over, + 20 s */
+	unsigned deadline = 20 + (unsigned)(8e-6 * (double)period_us * forks_wanted);
+	/* no alarm in the child: its timer is ITIMER_REAL, which alarm() shares */
+	pid_t pid = test_fork(0);
 	cr_assert(pid >= 0);
 	if (pid == 0)
-		load_under_forking_timer();
+		load_under_forking_timer(period_us);
 	int status = 0;
 	pid_t got = 0;
-	for (unsigned ms = 0; ms < 60000 && !(got = waitpid(pid, &status, WNOHANG)); ms += 10)
+	for (double end = test_now_seconds() + deadline;
+	     !(got = waitpid(pid, &status, WNOHANG)) && test_now_seconds() < end;)
 		usleep(10000);
 	if (!got) {
 		kill(pid, SIGKILL);
 		waitpid(pid, &status, 0);
 	}
-	cr_assert(got, "hung: a fork from the handler waited on the lock its thread held");
+	cr_assert(got,
+		  "hung: %u s and no %d forks from the handler (a fork and its wait take %.3f ms, "
+		  "the timer's period %ld us): it waited on the lock its thread held",
+		  deadline, (int)forks_wanted, fork_s * 1e3, period_us);
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child: %s %d",
 		  WIFEXITED(status) ? "exit" : "signal",
 		  WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));

@@ -13,7 +13,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <time.h>
 #include <unistd.h>
 #include "clearpages.h"
 #include "guard.h"
@@ -71,6 +74,66 @@ static inline int test_quick(void)
 #ifndef test_under_valgrind
 #define test_under_valgrind() 0
 #endif
+
+/*
+ * Children of a test. A test's child must never outlive it: Criterion kills
+ * a worker that runs past its timeout, and a child that was forking in a
+ * loop went on for minutes after (the Zen 5 VM). test_fork's child dies with
+ * the thread that forked it (PR_SET_PDEATHSIG; it exits at once if that
+ * thread is already gone) and after `seconds` (SIGALRM; 0: no alarm).
+ * A fork from a signal handler whose child _exits at once needs neither.
+ */
+static inline pid_t test_fork(unsigned seconds)
+{
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(126);
+		if (seconds)
+			alarm(seconds);
+	}
+	return pid;
+}
+
+static inline double test_now_seconds(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* The median of nine timings (sorted in place). */
+static inline double test_median9(double t[9])
+{
+	for (int i = 1; i < 9; i++)            /* insertion sort: nine values */
+		for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
+			double x = t[j];
+			t[j] = t[j - 1], t[j - 1] = x;
+		}
+	return t[4];
+}
+
+/* This host's cost of a fork and the wait for a child that exits at once,
+ * in seconds (median of 9): the unit a test paced by forks derives its timer,
+ * counts and deadline from. 0.2-0.3 ms on the hosts the fork tests were
+ * written on, 1.2 ms on the Zen 5 VM, tens of ms under valgrind and qemu. */
+static inline double test_fork_wait_seconds(void)
+{
+	double t[9];
+	for (int i = 0; i < 9; i++) {
+		double t0 = test_now_seconds();
+		pid_t pid = fork();
+		if (pid == 0)
+			_exit(0);
+		int status;
+		if (pid > 0)
+			waitpid(pid, &status, 0);
+		t[i] = test_now_seconds() - t0;
+	}
+	return test_median9(t);
+}
 
 /* Under qemu-user: the runners (tests/models/arm64.sh) set QEMU_CPU and
  * QEMU_LD_PREFIX; without them, an arm64 binary on a machine whose
@@ -174,7 +237,7 @@ static inline struct child_out run_child(const char *const *envs, const char *na
 	cr_assert(len > 0, "readlink /proc/self/exe");
 	self[len] = '\0';
 	char *argv[] = { self, NULL };
-	pid_t pid = fork();
+	pid_t pid = test_fork(0);     /* the child body's alarm: child_body_if_asked */
 	cr_assert(pid >= 0, "fork");
 	if (pid == 0) {          /* only async-signal-safe calls until exec */
 		dup2(out_fd, STDOUT_FILENO);
@@ -206,10 +269,9 @@ static inline struct child_out in_child_named(const char *const *envs, const cha
  * body runs in a forked copy and must touch no stdio; it must exit 0. */
 static inline void in_forked_child(void (*body)(void))
 {
-	pid_t pid = fork();
+	pid_t pid = test_fork(20);
 	cr_assert(pid >= 0, "fork");
 	if (pid == 0) {
-		alarm(20);
 		body();
 		_exit(0);
 	}
