@@ -93,5 +93,29 @@ const struct cp__builtin cp__builtins[] = {
 	{ "amd-zen3", 2,
 	  { { 0, "avx2" }, { MIB(16), "avx2_nt" } }, MIB(8), 16000, CP__BAND_UNUSED, MIB(4),
 	  3, { { 0, "avx2" }, { KIB(16), "sse2" }, { MIB(4), "avx2_nt" } } },
+	/* bench/results/amd-zen5/ (the sweep of ../shared/measurements/amd-epyc-zen5/,
+	 * clearpages 0.3.0, one VM). Cached: avx2 leads to 512 KiB and at
+	 * 8-16 MiB; from 32 MiB, the LLC, non-temporal stores, clzero level
+	 * with or ahead of avx2_nt from 64 MiB (512 MiB: 65 against 59 GB/s;
+	 * 1 GiB: 49 against 39), so cp_clear_pages_cold is clzero at every
+	 * extent (on memory not in the cache it led 4 KiB-256 MiB). rep stosq
+	 * leads at 1-2 MiB (151 against 143 GB/s at 1 MiB, 119 against 103 at
+	 * 2) but is not taken there: a chunk of it runs as fast flushed as
+	 * cached (462 against 231 ticks), so the residency estimate, which times
+	 * the cached band's kernel, would go blind where cold memory needs
+	 * clzero (rep stosq 0.64 of it at 1 MiB). */
+	/* Threshold: a 16 KiB avx2 chunk took 170-190 ticks (median) just
+	 * written, p90 400-780 on buffers of 4-16 MiB just cleared, 1240-1390
+	 * flushed (26 GB/s at 2.1 GHz): the generic 16000 judged every flushed
+	 * chunk cached. 34000 MB/s is a limit of ~1000 ticks, between them. */
+	/* Uncached: no kernel serves both memory not in the cache and memory
+	 * then written from 64 KiB to 1 MiB (clzero 0.92-1.00 and 0.78-0.80 of
+	 * the best; rep stosb 0.66-0.71 and 1.00): clzero, the better of the two
+	 * minima. From 4 MiB rep stosq holds both (cold 0.94-0.99, then written
+	 * 0.93-1.00): past that size this CPU's rep stos streams by itself. */
+	{ "amd-zen5", 2,
+	  { { 0, "avx2" }, { MIB(32), "clzero" } },
+	  MIB(8), 34000, 0, 0,
+	  3, { { 0, "avx2" }, { MIB(1), "clzero" }, { MIB(4), "rep_stosq" } } },
 };
 const size_t cp__builtins_len = sizeof(cp__builtins) / sizeof(cp__builtins[0]);
