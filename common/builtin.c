@@ -15,13 +15,10 @@
  * Then discard_from (cp_zero's CP_ZERO_MAY_DISCARD on resident memory): 0,
  * the generic rule's, where the zero scenario never ran; CP__BAND_UNUSED
  * (never) where tune's discard fit said none.
- * Last, where the uncached bands go non-temporal: 0, the generic rule's L2
- * size, which held on the Intel VM (generic) and Zen 4; measured where it
- * did not (amd-zen3: temporal stores won cold-then-written targets to 2 MiB,
- * four times its L2).
- * Optionally, last, the uncached bands themselves, where deriving them (the
- * cached bands' temporal kernel, then non-temporal) missed a temporal kernel
- * that runs faster on memory not in the cache (amd-zen3: sse2).
+ * Last, where the uncached bands go non-temporal (0: the generic rule's
+ * 64 KiB), and optionally the uncached bands themselves; every row now
+ * takes the generic rule's (docs/generic-rule.md: from 64 KiB it served
+ * memory not in the cache and memory then written best on every host).
  */
 #include "select.h"
 
@@ -35,8 +32,7 @@ const struct cp__builtin cp__builtins[] = {
 	 * non-temporal. Two 4 MiB shares already gain 1.2x. */
 	/* Threshold: rep stosb 28 GB/s at 4 MiB, 10.3 from 128 MiB: 17 GB/s. */
 	{ "intel-sapphire-rapids", 3,
-	  { { 0, "avx2" }, { 2, "rep_stosb" }, { MIB(64), "avx2_nt" } }, MIB(4), 17000, 0, 0,
-	  0, { { 0, 0 } } },
+	  { { 0, "avx2" }, { 2, "rep_stosb" }, { MIB(64), "avx2_nt" } }, MIB(4), 17000, 0 },
 	/* bench/results/intel-emerald-rapids/: zmm stores lead to 16 KiB (by
 	 * 5-45 %); at 32 KiB they fell to half in two of three sweeps while rep
 	 * stosb held, and from there on rep stosb is level or ahead; at 32 MiB
@@ -44,11 +40,13 @@ const struct cp__builtin cp__builtins[] = {
 	 * non-temporal ones hold 17.5-20, and at 64 MiB temporal ones are at 8. */
 	/* Threshold: rep stosb 21 GB/s at 4 MiB, 6.3 at 1 GiB: 11.5 GB/s. */
 	{ "intel-emerald-rapids", 3,
-	  { { 0, "avx512" }, { KIB(32), "rep_stosb" }, { MIB(32), "avx2_nt" } }, MIB(4), 11500, 0, 0,
-	  0, { { 0, 0 } } },
+	  { { 0, "avx512" }, { KIB(32), "rep_stosb" }, { MIB(32), "avx2_nt" } }, MIB(4), 11500, 0 },
 	/* bench/results/amd-zen4/: avx2 level with or ahead of rep stosb to
-	 * 8 MiB; avx2_nt leads every kernel (clzero by 8-18 %) from 16 MiB, half
-	 * the L3. One core nearly saturates memory: splitting loses below
+	 * 8 MiB; non-temporal stores from 16 MiB, half the L3. clzero: in the
+	 * 2026-12-02 sweeps it led avx2_nt on hot, cold and then-written
+	 * targets from 16 MiB (cold 16 MiB: avx2_nt 0.83 of it), where the
+	 * 0.1.0 sweep had avx2_nt ahead (clzero 0.84-0.95 of it); three tables
+	 * to one. One core nearly saturates memory: splitting loses below
 	 * 16 MiB, so shares of 8 MiB. */
 	/* Threshold: from the timed chunks themselves, not the streaming rates
 	 * (whose geometric mean, 52 GB/s, misjudged hot 4-8 MiB buffers 9-25 %
@@ -63,8 +61,7 @@ const struct cp__builtin cp__builtins[] = {
 	 * against 0.8-1.1 ms), and on THP, the call then every line written
 	 * 1.6-2.2x the stores then the writes. */
 	{ "amd-zen4", 2,
-	  { { 0, "avx2" }, { MIB(16), "avx2_nt" } }, MIB(8), 20000, CP__BAND_UNUSED, 0,
-	  0, { { 0, 0 } } },
+	  { { 0, "avx2" }, { MIB(16), "clzero" } }, MIB(8), 20000, CP__BAND_UNUSED },
 	/* bench/results/amd-zen3/: avx2 leads every kernel to 8 MiB (80 GB/s
 	 * at 4 KiB against 45 for rep stosb, within 7 % of it from 1 MiB); at
 	 * 16 MiB temporal stores fall to 10-14 GB/s against 28 for avx2_nt (this
@@ -77,22 +74,15 @@ const struct cp__builtin cp__builtins[] = {
 	 * 401 chunks of a hot 4 or 8 MiB buffer 1-3 were over 16000's limit,
 	 * 1-7 over 20000's; no cold one was under either. So 16000: hot 1-8 MiB
 	 * auto/avx2 0.97-1.03 in three focused sweeps, 0.92-1.12 at 18000. */
-	/* Uncached from 4 MiB, not the 512 KiB L2: cold, then written, avx2_nt
-	 * ran 0.78-0.91 of avx2 at 512 KiB-2 MiB (three crossover runs and
-	 * tune) and 0.93-1.19 at 4 MiB. */
 	/* discard_from: never, as on Zen 4: on 4 KiB pages madvise alone took
 	 * 2.4-4.6x the stores at every extent to 128 MiB (tune, three runs). */
-	/* Uncached from 16 KiB to 4 MiB, sse2, not avx2: on a second Zen 3 VM
-	 * (2026-12-03) 16-byte stores ran 1.12-1.32x the 32-byte ones on cold
-	 * targets and 1.12-1.23x on cold-then-written ones from 16 KiB, three
-	 * sweeps; level on the first (1 MiB, medians of nine sweeps: cold 1.03,
-	 * cold-then-written 0.94). A cached target misjudged pays for it (hot
-	 * 256 KiB: sse2 0.52 of avx2) and timing a chunk per call cost hot
-	 * buffers 3-18 % at 32-512 KiB, so below 1 MiB the thread's history
-	 * decides (residency.h): a buffer cleared again is never timed. */
+	/* Uncached: the generic rule's (non-temporal from 64 KiB). The row's
+	 * own start (4 MiB) and its sse2 band served memory then written
+	 * and left memory nobody writes next at 0.30-0.40 of the best from
+	 * 64 KiB to 1 MiB; from 64 KiB the non-temporal kernel is within 0.01
+	 * of the best one kernel does for both (docs/generic-rule.md). */
 	{ "amd-zen3", 2,
-	  { { 0, "avx2" }, { MIB(16), "avx2_nt" } }, MIB(8), 16000, CP__BAND_UNUSED, MIB(4),
-	  3, { { 0, "avx2" }, { KIB(16), "sse2" }, { MIB(4), "avx2_nt" } } },
+	  { { 0, "avx2" }, { MIB(16), "avx2_nt" } }, MIB(8), 16000, CP__BAND_UNUSED },
 	/* bench/results/amd-zen5/ (the sweep of ../shared/measurements/amd-epyc-zen5/,
 	 * clearpages 0.3.0, one VM). Cached: avx2 leads to 512 KiB and at
 	 * 8-16 MiB; from 32 MiB, the LLC, non-temporal stores, clzero level
@@ -104,18 +94,17 @@ const struct cp__builtin cp__builtins[] = {
 	 * cached (462 against 231 ticks), so the residency estimate, which times
 	 * the cached band's kernel, would go blind where cold memory needs
 	 * clzero (rep stosq 0.64 of it at 1 MiB). */
-	/* Threshold: a 16 KiB avx2 chunk took 170-190 ticks (median) just
-	 * written, p90 400-780 on buffers of 4-16 MiB just cleared, 1240-1390
-	 * flushed (26 GB/s at 2.1 GHz): the generic 16000 judged every flushed
-	 * chunk cached. 34000 MB/s is a limit of ~1000 ticks, between them. */
-	/* Uncached: no kernel serves both memory not in the cache and memory
-	 * then written from 64 KiB to 1 MiB (clzero 0.92-1.00 and 0.78-0.80 of
-	 * the best; rep stosb 0.66-0.71 and 1.00): clzero, the better of the two
-	 * minima. From 4 MiB rep stosq holds both (cold 0.94-0.99, then written
-	 * 0.93-1.00): past that size this CPU's rep stos streams by itself. */
+	/* Threshold: at 2.096 GHz, 16 KiB avx2 chunks of buffers up to 16 MiB
+	 * just cleared took p90 525 ticks, of a cold pool p10 2394; one page
+	 * p90 357 and p10 1134. 18000 MB/s (limits 1908 and 477) leaves both
+	 * sizes the widest margin each side. A chunk flushed with clflush while
+	 * its TLB entries stay warm (1197-1596) reads as cached: not how memory
+	 * nobody touched arrives. */
+	/* Uncached: the generic rule's (non-temporal, clzero, from 64 KiB). No
+	 * kernel serves both memory not in the cache and memory then written
+	 * from 64 KiB to 1 MiB here; clzero is the better of the two minima
+	 * (docs/generic-rule.md). */
 	{ "amd-zen5", 2,
-	  { { 0, "avx2" }, { MIB(32), "clzero" } },
-	  MIB(8), 34000, 0, 0,
-	  3, { { 0, "avx2" }, { MIB(1), "clzero" }, { MIB(4), "rep_stosq" } } },
+	  { { 0, "avx2" }, { MIB(32), "clzero" } }, MIB(8), 18000, 0 },
 };
 const size_t cp__builtins_len = sizeof(cp__builtins) / sizeof(cp__builtins[0]);

@@ -5,36 +5,32 @@
  * by the caller (already checked to be this CPU's), the built-in profile of
  * the CPU's microarchitecture, the generic rule.
  *
- * The generic rule, for CPUs no profile was measured on:
+ * The generic rule, for CPUs no profile was measured on, built from what
+ * detection states (features, preference bits, cache sizes) and scored
+ * against every recorded host with that host's own row withheld
+ * (docs/generic-rule.md, tests/test_generic_rule.c):
  *  - from one page, the first temporal kernel of cp_kernels() (the widest
  *    stores; zmm kernels skipped where 512-bit stores are split, CP__P_NO_AVX512);
  *  - from 16 KiB, rep stosb where it is level with vector stores from
- *    there up (CP__P_STRING_MID): on the Intel VM (family 6 model 167) zmm
- *    stores led rep stosb by 7-12 % at 8 KiB and were level from 16 KiB; on
- *    Emerald Rapids they led to 16 KiB; on Sapphire Rapids rep stosb was
- *    level from 8 KiB (those two have built-in profiles);
- *  - from half the last-level cache one core sees, at most 128 MiB, the first
- *    non-temporal kernel. Past that the zeroes evict the caller's working
- *    set and each temporal store pays a read-for-ownership for nothing. Half:
- *    on Zen 4 (32 MiB L3) non-temporal stores win from 16 MiB. The cap: Intel
- *    VMs report the whole package's L3 (300-480 MiB); one core's temporal
- *    stores of a cached 64 MiB buffer are bimodal there (26.5 against 24.4
- *    GB/s non-temporal on the family 6 model 167 VM, 9-11 in other runs, on
- *    SPR too) and lose at 128 MiB (11.4 against 24.7). Below the cap the
- *    residency estimate runs from the L2 size: a 64 MiB target that is not
- *    in the LLC times slow chunks and takes the uncached, non-temporal band.
+ *    there up (CP__P_STRING_MID: Intel's fast-string microcode);
+ *  - from half the last-level cache one core sees, at most 64 MiB, the first
+ *    non-temporal kernel (clzero where the CPU has it). Past that the zeroes
+ *    evict the caller's working set and each temporal store pays a
+ *    read-for-ownership for nothing. The cap: Intel VMs report the whole
+ *    package's L3 (300-480 MiB), while one core's temporal stores of a
+ *    cached buffer turn bimodal from 32 MiB and lose from 64 (Emerald
+ *    Rapids: 0.46 of non-temporal ones at 64 MiB). A target past the LLC
+ *    below the cap times slow chunks and takes the uncached band.
  *  - shares of 8 MiB for parallel clears: no measured host lost there.
  * For memory that is not in the caches (the uncached bands, every source
- * that names none): the same rows, but non-temporal from the L2 size one
- * core has, if not before. There every temporal store misses and pays a
- * read-for-ownership, and a caller about to use the memory finds at most an
- * L2's worth of it still cached after the clear: on the Intel VM
- * (bench/results/intel-family6-model167/) cold, then written, temporal won to
- * 1 MiB and non-temporal from 4 MiB; L2 is 2 MiB. Cold alone, non-temporal
- * won from 4 KiB, but cp_clear_pages does not know the memory will not be
- * used, so it keeps the rows that serve the "then written" case. A built-in
- * profile may name its own start where the L2 size was measured to lose
- * (builtin.c: Zen 3, 4 MiB).
+ * that names none): the same rows, but non-temporal from 64 KiB. A caller
+ * may clear such memory and leave it (cold: non-temporal stores win from a
+ * few KiB) or clear it and write it at once (temporal stores win up to about
+ * the L2 size), and cp_clear_pages cannot tell the two apart. From 64 KiB the
+ * non-temporal kernel is, on every recorded host, within 0.01 of the best
+ * any one kernel does for both at once (the larger of the two shortfalls
+ * smallest); below it the temporal rows stay, and no time is spent telling.
+ * Every source derives them so; a version 3 profile may name its own.
  * The residency threshold (cached_min_mbps): 16000 MB/s, where the built-in
  * profile gives none. On the Intel VM a 16 KiB temporal chunk ran at
  * 22-28 GB/s on an LLC-resident target and 7.9-9.5 on a cold one; 16 GB/s
@@ -55,11 +51,12 @@
 #include "select.h"
 #include "str.h"
 
-#define GENERIC_NT_CAP_PAGES    ((size_t)128 << 20 >> 12)
+#define GENERIC_NT_CAP_PAGES    ((size_t)64 << 20 >> 12)
 #define GENERIC_SHARE_PAGES     ((size_t)8 << 20 >> 12)
 #define GENERIC_CACHED_MIN_MBPS 16000
 #define GENERIC_STRING_FROM_PAGES 4        /* 16 KiB */
 #define GENERIC_DISCARD_PAGES   ((size_t)4 << 20 >> 12)
+#define GENERIC_UNCACHED_NT_FROM_PAGES 16  /* 64 KiB */
 
 static int is_nt(const struct cp_kernel *k)
 {
@@ -155,25 +152,20 @@ static void derive_hot_cold(const struct cp__select_in *in, struct cp__policy *p
 	cp__bands_set(&p->cold, cold, n);
 }
 
-/* The uncached bands from any (header comment): any's rows below the L2
- * size (or the built-in's measured start, b), then any's first non-temporal
- * kernel (or the generic one) from there, then any's non-temporal rows after
- * it. */
-static void derive_uncached(const struct cp__select_in *in, const struct cp__builtin *b,
-			    struct cp__policy *p)
+/* The uncached bands from any (header comment): any's rows below 64 KiB,
+ * then any's first non-temporal kernel (or the generic one) from there, then
+ * any's non-temporal rows after it. */
+static void derive_uncached(const struct cp__select_in *in, struct cp__policy *p)
 {
 	struct cp__band rows[CP__MAX_BANDS], out[CP__MAX_BANDS + 1];
 	unsigned n = bands_rows(&p->any, rows), m = 0;
-	size_t nt_from = b && b->uncached_nt_from_pages ? b->uncached_nt_from_pages :
-						       in->cpu->l2_bytes / CP_PAGE_SIZE;
+	const size_t nt_from = GENERIC_UNCACHED_NT_FROM_PAGES;
 	const struct cp_kernel *nt = NULL;
 	for (unsigned i = 0; i < n && !nt; i++)
 		if (is_nt(rows[i].kernel))
 			nt = rows[i].kernel;
 	if (!nt)
 		nt = generic_pick(in, 1);
-	if (nt_from < 1)
-		nt_from = 1;
 	for (unsigned i = 0; i < n && rows[i].from_pages < nt_from; i++)
 		out[m++] = rows[i];
 	if (!m || !is_nt(out[m - 1].kernel))
@@ -248,16 +240,6 @@ static void defaults_builtin(const struct cp__select_in *in, const struct cp__bu
 	p->parallel_min_share_pages = b->parallel_min_share_pages;
 	p->cached_min_mbps = b->cached_min_mbps ? b->cached_min_mbps : GENERIC_CACHED_MIN_MBPS;
 	p->discard_from_pages = b->discard_from_pages ? b->discard_from_pages : GENERIC_DISCARD_PAGES;
-}
-
-/* A built-in's measured uncached bands, where deriving them from its cached
- * ones (a temporal kernel, then non-temporal) missed a faster temporal kernel
- * for memory that is not cached. A profile's bands replace them (cp__select):
- * they were measured on that machine. */
-static void builtin_uncached(const struct cp__select_in *in, const struct cp__builtin *b,
-			     struct cp__policy *p)
-{
-	builtin_bands(in, b->uncached, b->nuncached, &p->uncached);
 }
 
 static void defaults_generic(const struct cp__select_in *in, struct cp__policy *p)
@@ -345,9 +327,7 @@ const struct cp__builtin *cp__select(const struct cp__select_in *in, struct cp__
 	else
 		defaults_generic(in, out);
 	derive_hot_cold(in, out);
-	derive_uncached(in, b, out);
-	if (b && b->nuncached)
-		builtin_uncached(in, b, out);
+	derive_uncached(in, out);
 	if (in->has_nt_threshold) {
 		/* the caller said where non-temporal stores begin: whatever the memory */
 		apply_nt_threshold(in->nt_threshold_pages, out);
@@ -358,11 +338,11 @@ const struct cp__builtin *cp__select(const struct cp__select_in *in, struct cp__
 	if (pr && pr->version >= 2) {
 		cp__bands_set(&out->any, pr->bands, pr->nbands);
 		derive_hot_cold(in, out);
-		derive_uncached(in, b, out);
+		derive_uncached(in, out);
 		cp__bands_set(&out->uncached, pr->uncached, pr->nuncached);   /* v3, when given */
 	} else if (pr) {
 		apply_v1(pr, out);
-		derive_uncached(in, b, out);
+		derive_uncached(in, out);
 	}
 	if (pr && pr->has_parallel)
 		out->parallel_min_share_pages = pr->parallel_min_share_pages;

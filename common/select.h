@@ -29,12 +29,6 @@ struct cp__builtin {
 	unsigned cached_min_mbps;               /* residency threshold; 0: the generic one */
 	size_t discard_from_pages;              /* cp_zero's discard; 0: the generic one,
 						   CP__BAND_UNUSED: never */
-	size_t uncached_nt_from_pages;          /* where the uncached bands go
-						   non-temporal; 0: the L2 size */
-	unsigned nuncached;                     /* 0: uncached bands derived from
-						   bands and uncached_nt_from_pages */
-	struct cp__builtin_band uncached[CP__MAX_BANDS];   /* else these, as a
-						   version 3 profile's uncached_band lines */
 };
 extern const struct cp__builtin cp__builtins[];
 extern const size_t cp__builtins_len;

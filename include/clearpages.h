@@ -236,9 +236,9 @@ void cp_x86_64_rep_stosb(void *addr, size_t npages);
 void cp_x86_64_rep_stosq(void *addr, size_t npages);
 void cp_x86_64_sse2(void *addr, size_t npages);
 void cp_x86_64_movq(void *addr, size_t npages);
+void cp_x86_64_clzero(void *addr, size_t npages);     /* CPUID 0x80000008 EBX[0] */
 void cp_x86_64_avx2_nt(void *addr, size_t npages);    /* CPUID 7.0 EBX[5], AVX and XCR0 SSE|AVX */
 void cp_x86_64_avx512_nt(void *addr, size_t npages);  /* AVX512F (7.0 EBX[16]), AVX and XCR0 bits 1,2,5,6,7 */
-void cp_x86_64_clzero(void *addr, size_t npages);     /* CPUID 0x80000008 EBX[0] */
 void cp_x86_64_movnti(void *addr, size_t npages);
 #endif
 #if defined(__aarch64__)

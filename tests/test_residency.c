@@ -260,6 +260,30 @@ Test(residency, zen3_vm_chunk_timings)
 	host_page("zen3, one page", &z3, 2.445e9, 294, 1543);
 }
 
+/* The Zen 5 VM (TSC 2.096 GHz, builtin amd-zen5: 18000 MB/s), 201 timed
+ * clears each (bench/results/amd-zen5/README.md): 16 KiB chunks of buffers
+ * of 64 KiB-16 MiB just cleared p90 210-525 ticks, of a cold pool (4 KiB
+ * pages or THP) p10 2394-2457; one page p90 105-357, cold p10 1134-1533.
+ * Flushed with clflush, TLB entries warm: 16 KiB p10 1197, one page 273. */
+static struct described zen5_vm(void)
+{
+	return x86_caches("AuthenticAMD", 0x1a, 0x02, ERMS | FSRM | AVX2 | CLZ | Z512 | CTR, 1024,
+			  32);
+}
+
+Test(residency, zen5_vm_chunk_timings)
+{
+	struct described z5 = zen5_vm();
+	cr_assert_str_eq(z5.source, "builtin:amd-zen5");
+	struct cp__timing t = host_chunks("zen5", &z5, 2.096e9);
+	VERDICT("L2-resident 64 KiB, p90", &t, CP__CACHED, 210);
+	VERDICT("LLC-resident 16 MiB, p90", &t, CP__CACHED, 525);
+	VERDICT("cold pool, p10", &t, CP__UNCACHED, 2394);
+	VERDICT("cold pool, p50", &t, CP__UNCACHED, 2961);
+	VERDICT("flushed, TLB warm: read as cached", &t, CP__CACHED, 1197);
+	host_page("zen5, one page", &z5, 2.096e9, 357, 1134);
+}
+
 #define INTEL_ALL (ERMS | FSRM | AVX2 | Z512 | CTR)
 
 /* The Intel family 6 model 167 VM: no built-in, L2 2 MiB, CPUID LLC 480 MiB. */
@@ -268,74 +292,17 @@ static struct described intel_vm(void)
 	return x86_caches("GenuineIntel", 6, 0xa7, INTEL_ALL, 2048, 480);
 }
 
-/* The VM's recorded sweeps (medians of three runs, 2026-12-02,
- * bench/results/intel-family6-model167/): the cached bands against every
- * kernel on hot targets, the uncached bands on cold-then-written ones, where
- * cp_clear_pages must serve the caller who uses the memory next. */
-Test(residency, recorded_family6_model167_sweeps)
-{
-	struct described d = intel_vm();
-	score_recorded("tests/data/intel-family6-model167-hot.csv", &d.policy.any, 0.96);
-	/* 0.94: the uncached band names avx2_nt; avx512_nt ran 5 % ahead of it at
-	 * 16M in these medians, and they trade places from run to run */
-	score_recorded("tests/data/intel-family6-model167-use.csv", &d.policy.uncached, 0.94);
-}
+/* The recorded sweeps of every host, scored with the host's row withheld
+ * and with it: tests/test_generic_rule.c. */
 
-/* The Zen 4 VM's six sweeps (2026-12-02, medians; bench/results/amd-zen4/
- * NOTES.md): the cached bands on hot targets, the uncached ones on
- * cold-then-written ones. 0.93: from 32 MiB clzero ran 5-7 % ahead of the
- * avx2_nt the band names, here; on the Zen 4 of the 0.1.0 sweep avx2_nt led
- * clzero by 5-16 % (amd-zen4-sweep.csv, select/recorded_zen4_sweep), and the band
- * serves both. 0.90: at 16 KiB the written-after clear ran 10 % faster
- * non-temporally (clzero), below the extent where the estimate runs. */
-Test(residency, recorded_zen4_vm_sweeps)
-{
-	struct described z4 = zen4_vm();
-	score_recorded("tests/data/amd-zen4-hot.csv", &z4.policy.any, 0.93);
-	score_recorded("tests/data/amd-zen4-use.csv", &z4.policy.uncached, 0.90);
-}
-
-/* The Zen 3 VM's nine sweeps (2026-12-02, medians; bench/results/amd-zen3/
- * NOTES.md): the cached bands on hot targets, the uncached ones on
- * cold-then-written ones, the cold bands (cp_clear_pages_cold) on cold ones.
- * 0.90 on hot: from 128 MiB clzero ran 1-8 % ahead of the avx2_nt the band
- * names (128M: 0.92), level on cold targets, and tune re-measured the two
- * level: a draw keeps the band. 0.92 on use: clzero 7 % ahead at 1 GiB; the
- * L2 start (512 KiB) scored 0.86 at 1 MiB. 0.95 on cold. */
-Test(residency, recorded_zen3_vm_sweeps)
-{
-	struct described z3 = zen3_vm();
-	score_recorded("tests/data/amd-zen3-hot.csv", &z3.policy.any, 0.90);
-	score_recorded("tests/data/amd-zen3-use.csv", &z3.policy.uncached, 0.92);
-	score_recorded("tests/data/amd-zen3-cold.csv", &z3.policy.cold, 0.95);
-}
-
-/* A second Zen 3 VM's three sweeps (2026-12-03, medians; bench/results/
- * amd-zen3/NOTES.md, "second VM"), same family and model, faster memory.
- * On its cold-then-written targets sse2 ran 1.12-1.23x avx2 from 16 KiB:
- * 0.95 where the uncached bands name it (16 KiB-4 MiB; below 1 MiB the
- * thread's history decides, not a chunk per call, which cost hot buffers
- * 3-18 % there). At 4 MiB avx2_nt 0.82: the written-after clear favours sse2
- * (13.5 against 11.0 GB/s), the unwritten one avx2_nt by 2.5x, and the band
- * serves both. */
-Test(residency, recorded_zen3_second_vm_sweeps)
-{
-	struct described z3 = zen3_vm();
-	score_recorded("tests/data/amd-zen3-vm2-hot.csv", &z3.policy.any, 0.97);
-	score_recorded("tests/data/amd-zen3-vm2-use.csv", &z3.policy.uncached, 0.81);
-	score_recorded_in("tests/data/amd-zen3-vm2-use.csv", &z3.policy.uncached, 0.95,
-			  (size_t)16 << 10, (size_t)4 << 20, 4);
-	score_recorded("tests/data/amd-zen3-vm2-cold.csv", &z3.policy.cold, 0.97);
-}
-
-Test(residency, generic_rule_goes_non_temporal_from_l2_when_uncached)
+Test(residency, generic_rule_goes_non_temporal_from_64k_when_uncached)
 {
 	struct described d = intel_vm();
 	cr_expect_str_eq(d.source, "generic");
 	expect_residency("6/167", &d.policy,
-			 BANDS({ 0, "avx512" }, { 4, "rep_stosb" }, { MIB_PAGES(128), "avx2_nt" }),
-			 BANDS({ 0, "avx512" }, { 4, "rep_stosb" }, { MIB_PAGES(2), "avx2_nt" }),
-			 16000, MIB_PAGES(2), MIB_PAGES(128));
+			 BANDS({ 0, "avx512" }, { 4, "rep_stosb" }, { MIB_PAGES(64), "avx2_nt" }),
+			 BANDS({ 0, "avx512" }, { 4, "rep_stosb" }, { 16, "avx2_nt" }),
+			 16000, 16, MIB_PAGES(64));
 }
 
 Test(residency, builtins_uncached_bands)
@@ -344,24 +311,22 @@ Test(residency, builtins_uncached_bands)
 	cr_expect_str_eq(spr.source, "builtin:intel-sapphire-rapids");
 	expect_residency("spr", &spr.policy,
 			 BANDS({ 0, "avx2" }, { 2, "rep_stosb" }, { MIB_PAGES(64), "avx2_nt" }),
-			 BANDS({ 0, "avx2" }, { 2, "rep_stosb" }, { MIB_PAGES(2), "avx2_nt" }),
-			 17000, MIB_PAGES(2), MIB_PAGES(64));
+			 BANDS({ 0, "avx2" }, { 2, "rep_stosb" }, { 16, "avx2_nt" }),
+			 17000, 16, MIB_PAGES(64));
 	struct described emr = x86_caches("GenuineIntel", 6, 0xcf, INTEL_ALL, 2048, 300);
 	cr_expect_str_eq(emr.source, "builtin:intel-emerald-rapids");
 	expect_residency("emr", &emr.policy,
 			 BANDS({ 0, "avx512" }, { 8, "rep_stosb" }, { MIB_PAGES(32), "avx2_nt" }),
-			 BANDS({ 0, "avx512" }, { 8, "rep_stosb" }, { MIB_PAGES(2), "avx2_nt" }),
-			 11500, MIB_PAGES(2), MIB_PAGES(32));
+			 BANDS({ 0, "avx512" }, { 8, "rep_stosb" }, { 16, "avx2_nt" }),
+			 11500, 16, MIB_PAGES(32));
 	struct described z3 = zen3_vm();
 	cr_expect_str_eq(z3.source, "builtin:amd-zen3");
-	/* Zen 3's measured uncached bands (builtin.c): non-temporal from 4 MiB,
-	 * not its 512 KiB L2; sse2 before that from 16 KiB, so estimated from
-	 * there (below 1 MiB by the thread's history) */
+	/* the generic rule's uncached bands: non-temporal from 64 KiB (below
+	 * 1 MiB the thread's history decides) */
 	expect_residency("zen3", &z3.policy, BANDS({ 0, "avx2" }, { MIB_PAGES(16), "avx2_nt" }),
-			 BANDS({ 0, "avx2" }, { 4, "sse2" }, { MIB_PAGES(4), "avx2_nt" }),
-			 16000, 4, MIB_PAGES(16));
+			 BANDS({ 0, "avx2" }, { 16, "avx2_nt" }), 16000, 16, MIB_PAGES(16));
 	/* a tuned profile's bands were measured on that machine: its uncached
-	 * bands derive from them (non-temporal from the built-in's 4 MiB) */
+	 * bands derive from them (non-temporal from 64 KiB) */
 	static const char tuned[] = "version 2\ncpu AuthenticAMD 25 1 described\n"
 				    "band 0 avx2\nband 8M avx2_nt\nend\n";
 	struct cp__profile pr;
@@ -370,12 +335,11 @@ Test(residency, builtins_uncached_bands)
 		     "line %u: %s", err.line, err.why);
 	select_for(&z3, 0, &pr);
 	expect_residency("zen3 tuned", &z3.policy, BANDS({ 0, "avx2" }, { MIB_PAGES(8), "avx2_nt" }),
-			 BANDS({ 0, "avx2" }, { MIB_PAGES(4), "avx2_nt" }), 16000, MIB_PAGES(4),
-			 MIB_PAGES(8));
+			 BANDS({ 0, "avx2" }, { 16, "avx2_nt" }), 16000, 16, MIB_PAGES(8));
 	struct described z4 = zen4_vm();
 	cr_expect_str_eq(z4.source, "builtin:amd-zen4");
-	expect_residency("zen4", &z4.policy, BANDS({ 0, "avx2" }, { MIB_PAGES(16), "avx2_nt" }),
-			 BANDS({ 0, "avx2" }, { MIB_PAGES(1), "avx2_nt" }), 20000, MIB_PAGES(1),
+	expect_residency("zen4", &z4.policy, BANDS({ 0, "avx2" }, { MIB_PAGES(16), "clzero" }),
+			 BANDS({ 0, "avx2" }, { 16, "clzero" }), 20000, 16,
 			 MIB_PAGES(16));
 	/* discard_from: Zen 4's and Zen 3's measured never; the others the
 	 * generic 4 MiB */
@@ -396,14 +360,14 @@ Test(residency, no_counter_decides_by_extent_alone)
 	struct described d = intel_vm();
 	select_for(&d, CP__F_COUNTER, NULL);
 	expect_residency("6/167 -counter", &d.policy,
-			 BANDS({ 0, "avx512" }, { 4, "rep_stosb" }, { MIB_PAGES(128), "avx2_nt" }),
-			 BANDS({ 0, "avx512" }, { 4, "rep_stosb" }, { MIB_PAGES(2), "avx2_nt" }),
+			 BANDS({ 0, "avx512" }, { 4, "rep_stosb" }, { MIB_PAGES(64), "avx2_nt" }),
+			 BANDS({ 0, "avx512" }, { 4, "rep_stosb" }, { 16, "avx2_nt" }),
 			 0, CP__BAND_UNUSED, 0);
 	struct described z4 = x86_caches("AuthenticAMD", 0x19, 0x11, ERMS | FSRM | AVX2 | CLZ | Z512,
 					 1024, 32);
 	expect_residency("zen4 without a counter", &z4.policy,
-			 BANDS({ 0, "avx2" }, { MIB_PAGES(16), "avx2_nt" }),
-			 BANDS({ 0, "avx2" }, { MIB_PAGES(1), "avx2_nt" }), 0, CP__BAND_UNUSED, 0);
+			 BANDS({ 0, "avx2" }, { MIB_PAGES(16), "clzero" }),
+			 BANDS({ 0, "avx2" }, { 16, "clzero" }), 0, CP__BAND_UNUSED, 0);
 }
 
 /* CLEARPAGES_NT_THRESHOLD says where non-temporal stores begin whatever the
@@ -460,12 +424,12 @@ Test(residency, profiles_v3_and_v2)
 		       "uncached_band 64k rep_stosb\nuncached_band 4M avx2_nt\n",
 		       BANDS({ 0, "avx2" }, { 16, "rep_stosb" }, { MIB_PAGES(4), "avx2_nt" }),
 		       16000, 16, MIB_PAGES(8));
-	expect_profile("v3 derived", "3", BANDS({ 0, "avx2" }, { MIB_PAGES(2), "avx2_nt" }),
-		       16000, MIB_PAGES(2), MIB_PAGES(8));
-	expect_profile("v2 derived", "2", BANDS({ 0, "avx2" }, { MIB_PAGES(2), "avx2_nt" }),
-		       16000, MIB_PAGES(2), MIB_PAGES(8));
+	expect_profile("v3 derived", "3", BANDS({ 0, "avx2" }, { 16, "avx2_nt" }),
+		       16000, 16, MIB_PAGES(8));
+	expect_profile("v2 derived", "2", BANDS({ 0, "avx2" }, { 16, "avx2_nt" }),
+		       16000, 16, MIB_PAGES(8));
 	expect_profile("v3 never estimate", "3cached_min_mbps 0\n",
-		       BANDS({ 0, "avx2" }, { MIB_PAGES(2), "avx2_nt" }), 0, CP__BAND_UNUSED, 0);
+		       BANDS({ 0, "avx2" }, { 16, "avx2_nt" }), 0, CP__BAND_UNUSED, 0);
 }
 
 Test(residency, profile_keys_refused)
@@ -499,12 +463,11 @@ Test(residency, profile_keys_refused)
 #endif
 
 #if defined(__aarch64__)
-Test(residency, arm64_generic_uncached_from_l2)
+Test(residency, arm64_generic_uncached_from_64k)
 {
 	struct described d = arm(CP__F_DCZVA | CP__F_COUNTER, 64);
 	expect_residency("a53", &d.policy, BANDS({ 0, "dc_zva" }, { MIB_PAGES(4), "stnp" }),
-			 BANDS({ 0, "dc_zva" }, { MIB_PAGES(1), "stnp" }), 16000, MIB_PAGES(1),
-			 MIB_PAGES(4));
+			 BANDS({ 0, "dc_zva" }, { 16, "stnp" }), 16000, 16, MIB_PAGES(4));
 	struct described n = arm(CP__F_DCZVA, 64);
 	cr_expect_eq(n.policy.estimate_from_pages, CP__BAND_UNUSED, "no counter: no estimate");
 }

@@ -2,8 +2,9 @@
 /*
  * Selection over described CPUs, no emulation: each description is what
  * detection would give on that machine (identity, features, caches); the
- * test checks the bands, the parallel split and the source. Then the same
- * choice scored against sweeps recorded on real hosts (tests/data/).
+ * test checks the bands, the parallel split and the source. The same
+ * choices scored against sweeps recorded on real hosts:
+ * tests/test_generic_rule.c.
  */
 #include "select_util.h"
 
@@ -90,8 +91,8 @@ Test(select, amd_zen4_and_zen3)
 	/* no split below 16 MiB: shares of 8 MiB */
 	struct described z4 = x86("AuthenticAMD", 0x19, 0x11, ERMS | FSRM | AVX2 | CLZ | Z512, 32);
 	expect_policy("zen4", &z4, "builtin:amd-zen4",
-		      BANDS({ 0, "avx2" }, { MIB_PAGES(16), "avx2_nt" }),
-		      BANDS({ 0, "avx2" }), BANDS({ 0, "avx2_nt" }), MIB_PAGES(8));
+		      BANDS({ 0, "avx2" }, { MIB_PAGES(16), "clzero" }),
+		      BANDS({ 0, "avx2" }), BANDS({ 0, "clzero" }), MIB_PAGES(8));
 	struct described z3 = x86("AuthenticAMD", 0x19, 0x01, ERMS | FSRM | AVX2 | CLZ, 32);
 	expect_policy("zen3", &z3, "builtin:amd-zen3",
 		      BANDS({ 0, "avx2" }, { MIB_PAGES(16), "avx2_nt" }),
@@ -108,11 +109,12 @@ Test(select, unknown_cpus_get_the_generic_rule)
 		     BANDS({ 0, "avx512" }, { 4, "rep_stosb" }, { MIB_PAGES(19), "avx2_nt" }));
 	cr_expect_eq(skx.policy.parallel_min_share_pages, MIB_PAGES(8));
 	/* an AMD with AVX-512 but no profile (a future family): no zmm kernel,
-	 * no rep stosb band */
+	 * no rep stosb band, clzero for non-temporal stores */
 	struct described amd = x86("AuthenticAMD", 0x1f, 0x01, ERMS | FSRM | AVX2 | Z512 | CLZ, 32);
 	cr_assert_str_eq(amd.source, "generic");
 	assert_bands("amd", "any", &amd.policy.any,
-		     BANDS({ 0, "avx2" }, { MIB_PAGES(16), "avx2_nt" }));
+		     BANDS({ 0, "avx2" }, { MIB_PAGES(16), "clzero" }));
+	assert_bands("amd", "cold", &amd.policy.cold, BANDS({ 0, "clzero" }));
 	/* qemu64: no ERMS, no AVX2; the emulator's default caches */
 	struct described q = x86("AuthenticAMD", 0xf, 0x6b, 0, 32);
 	cr_assert_str_eq(q.source, "generic");
@@ -122,9 +124,9 @@ Test(select, unknown_cpus_get_the_generic_rule)
 	struct described hsw = x86("GenuineIntel", 6, 0x3c, ERMS | AVX2, 8);
 	assert_bands("haswell", "any", &hsw.policy.any,
 		     BANDS({ 0, "avx2" }, { 4, "rep_stosb" }, { MIB_PAGES(4), "avx2_nt" }));
-	/* a huge reported LLC is capped at 128 MiB */
+	/* a huge reported LLC is capped at 64 MiB */
 	struct described big = x86("GenuineIntel", 6, 0x6a, ERMS | FSRM | AVX2, 1024);
-	cr_expect_eq(cp__policy_nt_from(&big.policy), MIB_PAGES(128));
+	cr_expect_eq(cp__policy_nt_from(&big.policy), MIB_PAGES(64));
 }
 
 Test(select, a_profile_for_another_cpu_is_never_selected)
@@ -167,21 +169,7 @@ Test(select, overrides_apply_to_bands)
 	assert_bands("emr forced", "cold", &d.policy.cold, BANDS({ 0, "movq" }));
 }
 
-Test(select, recorded_zen4_sweep)
-{
-	struct described z4 = x86("AuthenticAMD", 0x19, 0x11, ERMS | FSRM | AVX2 | CLZ | Z512, 32);
-	score_recorded("tests/data/amd-zen4-sweep.csv", &z4.policy.any, 0.97);
-}
-
-/* Medians of three sweeps per contender. At 32 MiB this VM's temporal stores
- * are bimodal (rep stosb 12.4, 22.3, 20.9 GB/s in the three runs; auto, the
- * same kernel, 10.2, 18.2, 10.8) while non-temporal ones hold 17.5-20: the
- * built-in takes the robust one, 0.94 of the best median there. */
-Test(select, recorded_emerald_rapids_sweep)
-{
-	struct described emr = x86("GenuineIntel", 6, 0xcf, ERMS | FSRM | AVX2 | Z512, 300);
-	score_recorded("tests/data/intel-emerald-rapids-sweep.csv", &emr.policy.any, 0.93);
-}
+/* The recorded sweeps: tests/test_generic_rule.c. */
 #endif
 
 #if defined(__aarch64__)

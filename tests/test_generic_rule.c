@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The extent policy against every recorded host's tables (tests/data/
+ * HOST-TARGET.csv: GB/s medians per kernel and extent; hot = one buffer
+ * cleared again and again, cold = a slot of a pool not in the cache, use =
+ * cold, then every line written; where each table comes from:
+ * docs/generic-rule.md).
+ *
+ * Leave-one-out: each host, described as detection describes it, with its
+ * own built-in row withheld, gets the rule for a CPU nobody measured; that
+ * policy is scored against the host's tables. The built-in rows are scored
+ * against their own host's tables.
+ *
+ * The floors, per row of a table (an extent):
+ *  - hot, the cached bands: HOT_FLOOR of the fastest kernel;
+ *  - cold and use from 64 KiB, the uncached bands (cp_clear_pages on memory
+ *    not in the cache cannot tell whether the caller writes it next): the
+ *    floor, or, where no kernel reaches it on both, within TIE of the best
+ *    any one kernel does for both (the larger shortfall smallest);
+ *  - cold, the cold bands (cp_clear_pages_cold): COLD_CALL_FLOOR.
+ * CP_POLICY_TABLE=1 prints each host's ratios as Markdown (the docs' table).
+ */
+#include "select_util.h"
+#include <math.h>
+
+#if defined(__x86_64__)
+enum { ERMS = CP__F_ERMS, FSRM = CP__F_FSRM, AVX2 = CP__F_AVX2, CLZ = CP__F_CLZERO,
+       Z512 = CP__F_AVX512, CTR = CP__F_COUNTER };
+
+#define MAX_ROWS 24
+#define MAX_COLS 16
+#define FROM_BYTES ((size_t)64 << 10)     /* cold and use are scored from here */
+#define TIE 0.06      /* the same code timed twice: p10-p90 0.94-1.06 */
+
+/* One recorded table: kernels only (auto, memset, ... are the library's or
+ * libc's own rows, not candidates). */
+struct table {
+	unsigned rows, cols;
+	size_t bytes[MAX_ROWS];
+	char extent[MAX_ROWS][8];
+	char kernel[MAX_COLS][16];
+	double gbs[MAX_ROWS][MAX_COLS];        /* 0: not measured */
+};
+
+static int is_kernel_column(const char *c)
+{
+	static const char *const not_kernels[] = { "auto", "auto_page", "cold_call", "memset",
+						   "memset_2.41" };
+	for (size_t i = 0; i < sizeof(not_kernels) / sizeof(not_kernels[0]); i++)
+		if (!strcmp(c, not_kernels[i]))
+			return 0;
+	return 1;
+}
+
+static void table_load(struct table *t, const char *name)
+{
+	char path[128], line[256];
+	snprintf(path, sizeof(path), "tests/data/%s", name);
+	FILE *f = fopen(path, "r");
+	cr_assert(f, "%s: cannot open (run from the repository root)", path);
+	memset(t, 0, sizeof(*t));
+	cr_assert(fgets(line, sizeof(line), f), "%s: empty", path);
+	while (fgets(line, sizeof(line), f)) {
+		char ext[8], col[16];
+		size_t bytes;
+		double g;
+		if (sscanf(line, "%7[^,],%zu,%15[^,],%lf", ext, &bytes, col, &g) != 4 ||
+		    !is_kernel_column(col))
+			continue;
+		unsigned r = 0, c = 0;
+		while (r < t->rows && t->bytes[r] != bytes)
+			r++;
+		while (c < t->cols && strcmp(t->kernel[c], col))
+			c++;
+		cr_assert(r < MAX_ROWS && c < MAX_COLS, "%s: too many rows or kernels", path);
+		if (r == t->rows) {
+			t->bytes[t->rows] = bytes;
+			strcpy(t->extent[t->rows++], ext);
+		}
+		if (c == t->cols)
+			strcpy(t->kernel[t->cols++], col);
+		t->gbs[r][c] = g;
+	}
+	fclose(f);
+	cr_assert_gt(t->rows, 0, "%s: no rows", path);
+}
+
+/* A kernel's share of the row's fastest; -1 where it was not measured. */
+static double ratio(const struct table *t, unsigned r, const char *kernel)
+{
+	double best = 0, k = -1;
+	for (unsigned c = 0; c < t->cols; c++) {
+		best = fmax(best, t->gbs[r][c]);
+		if (!strcmp(t->kernel[c], kernel) && t->gbs[r][c] > 0)
+			k = t->gbs[r][c];
+	}
+	return k < 0 ? -1 : k / best;
+}
+
+/* The best any one kernel does on cold and use at once, at row r. */
+static double compromise(const struct table *cold, const struct table *use, unsigned r)
+{
+	double best = 0;
+	for (unsigned c = 0; c < cold->cols; c++)
+		best = fmax(best, fmin(ratio(cold, r, cold->kernel[c]),
+				       ratio(use, r, cold->kernel[c])));
+	return best;
+}
+
+struct host {
+	const char *name;
+	const char *vendor;
+	unsigned family, model, features;
+	size_t l2_kib, llc_mib;
+	const char *tables;          /* file prefix; hot only: no -cold, -use */
+	int hot_only;
+};
+
+/* Every recorded host. Sapphire Rapids was measured before the zmm kernels
+ * existed: described without AVX-512, as it ran. */
+static const struct host hosts[] = {
+	{ "intel-sapphire-rapids", "GenuineIntel", 6, 0x8f, ERMS | FSRM | AVX2 | CTR, 2048, 480,
+	  "intel-sapphire-rapids", 1 },
+	{ "intel-emerald-rapids", "GenuineIntel", 6, 0xcf, ERMS | FSRM | AVX2 | Z512 | CTR, 2048,
+	  300, "intel-emerald-rapids", 1 },
+	{ "intel-family6-model167", "GenuineIntel", 6, 0xa7, ERMS | FSRM | AVX2 | Z512 | CTR, 2048,
+	  480, "intel-family6-model167", 0 },
+	{ "amd-zen3", "AuthenticAMD", 0x19, 0x01, ERMS | FSRM | AVX2 | CLZ | CTR, 512, 32,
+	  "amd-zen3", 0 },
+	{ "amd-zen3 (second VM)", "AuthenticAMD", 0x19, 0x01, ERMS | FSRM | AVX2 | CLZ | CTR, 512,
+	  32, "amd-zen3-vm2", 0 },
+	{ "amd-zen4", "AuthenticAMD", 0x19, 0x11, ERMS | FSRM | AVX2 | CLZ | Z512 | CTR, 1024, 32,
+	  "amd-zen4", 0 },
+	{ "amd-zen4 (0.1.0 sweep)", "AuthenticAMD", 0x19, 0x11,
+	  ERMS | FSRM | AVX2 | CLZ | Z512 | CTR, 1024, 32, "amd-zen4-v010", 1 },
+	{ "amd-zen5", "AuthenticAMD", 0x1a, 0x02, ERMS | FSRM | AVX2 | CLZ | Z512 | CTR, 1024, 32,
+	  "amd-zen5", 0 },
+};
+
+/* The host's policy: its built-in row, or (withheld) the unknown-CPU rule. */
+static struct described describe(const struct host *h, int withhold)
+{
+	struct described d;
+	memset(&d, 0, sizeof(d));
+	snprintf(d.cpu.vendor, sizeof(d.cpu.vendor), "%s", h->vendor);
+	strcpy(d.cpu.model, "described");
+	d.cpu.family = h->family;
+	d.cpu.model_id = h->model;
+	d.cpu.features = h->features | CP__F_SIMD;
+	d.cpu.l2_bytes = h->l2_kib << 10;
+	d.cpu.llc_bytes = h->llc_mib << 20;
+	cp__cpu_identify(&d.cpu);
+	if (withhold)
+		d.cpu.uarch[0] = '\0';
+	select_for(&d, 0, NULL);
+	return d;
+}
+
+struct floors {
+	double hot, cold_use, cold_call;
+};
+
+static void load_host(const struct host *h, struct table *hot, struct table *cold,
+		      struct table *use)
+{
+	char name[96];
+	snprintf(name, sizeof(name), "%s-hot.csv", h->tables);
+	table_load(hot, name);
+	if (h->hot_only)
+		return;
+	snprintf(name, sizeof(name), "%s-cold.csv", h->tables);
+	table_load(cold, name);
+	snprintf(name, sizeof(name), "%s-use.csv", h->tables);
+	table_load(use, name);
+	cr_assert_eq(cold->rows, use->rows, "%s: cold and use differ in extents", h->name);
+	for (unsigned r = 0; r < cold->rows; r++)
+		cr_assert_eq(cold->bytes[r], use->bytes[r], "%s: cold and use differ", h->name);
+}
+
+static int print_tables(void)
+{
+	const char *p = getenv("CP_POLICY_TABLE");
+	return p && *p && strcmp(p, "0");
+}
+
+/* One table's row through a band list against a floor; misses counted. */
+static unsigned check_row(const char *who, const char *what, const struct table *t, unsigned r,
+			  const struct cp__bands *b, double floor, double *got)
+{
+	const char *k = cp__bands_pick(b, t->bytes[r] / PG)->name;
+	*got = ratio(t, r, k);
+	cr_expect_geq(*got, 0, "%s %s %s: %s was not measured there", who, what, t->extent[r], k);
+	cr_expect_geq(*got, floor, "%s %s %s: %s at %.2f of the best kernel, floor %.2f", who,
+		      what, t->extent[r], k, *got, floor);
+	return *got < floor;
+}
+
+static void score_host(const struct host *h, int withhold, struct floors fl)
+{
+	static struct table hot, cold, use;
+	load_host(h, &hot, &cold, &use);
+	struct described d = describe(h, withhold);
+	char who[96];
+	snprintf(who, sizeof(who), "%s (%s)", h->name, d.source);
+	if (print_tables())
+		printf("\n%s, %s: hot | cold | use | cold_call (ratio to the best kernel; "
+		       "cold/use: the best one kernel for both)\n", who,
+		       withhold ? "row withheld" : "built-in");
+	double got;
+	for (unsigned r = 0; r < hot.rows; r++) {
+		check_row(who, "hot", &hot, r, &d.policy.any, fl.hot, &got);
+		if (print_tables())
+			printf("| %s | hot %.2f |\n", hot.extent[r], got);
+	}
+	if (h->hot_only)
+		return;
+	for (unsigned r = 0; r < cold.rows; r++) {
+		double both = compromise(&cold, &use, r), c, u, cc;
+		double floor = cold.bytes[r] < FROM_BYTES ? 0 : fmin(fl.cold_use, both - TIE);
+		check_row(who, "cold", &cold, r, &d.policy.uncached, floor, &c);
+		check_row(who, "use", &use, r, &d.policy.uncached, floor, &u);
+		check_row(who, "cold_call", &cold, r, &d.policy.cold, fl.cold_call, &cc);
+		if (print_tables())
+			printf("| %s | cold %.2f | use %.2f | both %.2f | cold_call %.2f |\n",
+			       cold.extent[r], c, u, both, cc);
+	}
+}
+
+/* The unknown-CPU rule on every recorded host, its own row withheld. */
+Test(generic_rule, leave_one_out_on_every_recorded_host)
+{
+	for (size_t i = 0; i < sizeof(hosts) / sizeof(hosts[0]); i++) {
+		struct described d = describe(&hosts[i], 1);
+		cr_assert_str_eq(d.source, "generic", "%s: a row was not withheld", hosts[i].name);
+		score_host(&hosts[i], 1, (struct floors){ 0.80, 0.85, 0.80 });
+	}
+}
+
+/* Each built-in row against its own host's tables. */
+Test(generic_rule, builtin_rows_on_their_hosts)
+{
+	for (size_t i = 0; i < sizeof(hosts) / sizeof(hosts[0]); i++) {
+		struct described d = describe(&hosts[i], 0);
+		if (!strcmp(d.source, "generic"))
+			continue;          /* no row: the test above covers it */
+		score_host(&hosts[i], 0, (struct floors){ 0.80, 0.90, 0.80 });
+	}
+}
+#endif
