@@ -36,7 +36,9 @@ include arch/$(ARCH)/Dir.mk
 # honoured (debian/rules passes dpkg-buildflags' hardening flags through them).
 CFLAGS   ?= -O2 -g
 SYSCONFDIR ?= /etc
-CP_CFLAGS := -std=gnu11 -Wall -Wextra -fPIC -fvisibility=hidden \
+# CP_NO_DEPRECATED: the library, its tests and clearbench call the deprecated
+# aliases on purpose (include/clearpages.h); consumers get the warnings.
+CP_CFLAGS := -std=gnu11 -Wall -Wextra -fPIC -fvisibility=hidden -DCP_NO_DEPRECATED \
              -Iinclude -Icommon -Iarch/$(ARCH) $(ARCH_CFLAGS) \
              -DCP_SYSCONFDIR='"$(SYSCONFDIR)"'
 ALL_CFLAGS = $(CP_CFLAGS) $(CPPFLAGS) $(CFLAGS)

@@ -135,9 +135,8 @@ static void zero_pages_cb(void *addr, size_t npages, void *flags)
 	zero_pages(addr, npages, *(const unsigned *)flags);
 }
 
-/* Untouched ranges are sampled from here: one mincore (~1.1 us on the Zen 4
- * VM) is about 2 % of storing 4 MiB, and a resident range stops at the first
- * sample. */
+/* Untouched ranges are sampled from here: one mincore call is a few percent
+ * of storing 4 MiB, and a resident range stops at the first sample. */
 #define UNTOUCHED_FROM_PAGES ((size_t)4 << 20 >> 12)
 
 /* The page-aligned middle with MAY_DISCARD: handed back where it may be and

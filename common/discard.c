@@ -5,11 +5,8 @@
  *
  * Only whole aligned units are discarded. Where transparent huge pages are
  * enabled the unit is the PMD size: MADV_DONTNEED of part of a huge page
- * splits it. Measured on the Intel VM (THP in madvise mode, a 64 MiB
- * MADV_HUGEPAGE region, AnonHugePages of /proc/self/smaps_rollup): an 8 KiB
- * discard inside one huge page took it from 65536 to 63488 kB, 2 MiB
- * straddling two took 4096 kB more, an aligned 2 MiB exactly its own 2048.
- * The unaligned edges are stored instead, at most a unit less a page at each
+ * splits it (AnonHugePages of /proc/self/smaps_rollup shows it; the figures:
+ * bench/results/intel-family6-model167/README.md). The unaligned edges are stored instead, at most a unit less a page at each
  * end. Whether huge pages back a part would need /proc/self/smaps (a page
  * table walk of every mapping) or PAGEMAP_SCAN: the alignment costs less,
  * and on 4 KiB-backed memory the stores it adds are at most two units.
@@ -19,10 +16,10 @@
  * That threshold is measured on resident memory. A range none of whose
  * sampled pages is resident (cp__untouched: never written, or handed back
  * already, as an allocator's reused huge block often is) is discarded from
- * one unit whatever it says: stores would fault each page in, and on the
- * Zen 4 VM, where discard_from is none (4 KiB pages: madvise 3.5-6x the
- * stores), mimalloc's calloc of an untouched 1 GiB block ran 135x faster
- * discarded than stored.
+ * one unit whatever it says: stores would fault each page in, while discard
+ * only walks page tables with nothing to free, even on a host whose
+ * discard_from is none (bench/results/amd-zen4/README.md: mimalloc's calloc
+ * of an untouched reused block).
  * A madvise that fails (mlocked pages: EINVAL; a seccomp filter: EPERM or
  * ENOSYS) leaves the part to the stores.
  */

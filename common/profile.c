@@ -7,7 +7,7 @@
  * Strict: lines are bounded, every key is known, version comes first, a
  * version-2 file ends with an `end` line (a cut file is refused, never read as
  * a shorter profile), kernels must be usable here and of the right class.
- * Format: common/README.md.
+ * Format: docs/profiles-and-tuning.md, "The format".
  */
 #include <errno.h>
 #include "cpu.h"

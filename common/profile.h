@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Profiles: a measured extent policy for one CPU. The built-in ones
- * (common/builtin.c) and tuned files (format in common/README.md) share this
- * form. The parser is pure: text in, a profile or an error (line and reason)
- * out; the caller reports it.
+ * (common/builtin.c) and tuned files (format: docs/profiles-and-tuning.md,
+ * "The format") share this form. The parser is pure: text in, a profile or
+ * an error (line and reason) out; the caller reports it.
  */
 #ifndef CP_PROFILE_H
 #define CP_PROFILE_H

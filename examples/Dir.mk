@@ -6,9 +6,10 @@ EX_DIR   := $(BUILD)/examples
 STAGE    := $(abspath $(BUILD)/stage)
 STAGE_PC := $(STAGE)$(LIBDIR)/pkgconfig/clearpages.pc
 EX_PKG   := PKG_CONFIG_SYSROOT_DIR=$(STAGE) PKG_CONFIG_LIBDIR=$(STAGE)$(LIBDIR)/pkgconfig pkg-config
-# Consumers build hardened, as check-elf's consumer does; header warnings are errors.
-EX_CC    := $(CC) -std=c99 -pedantic -Wall -Wextra -Werror -O2 $(ARCH_CFLAGS)
-EX_CXX   := $(CXX) -std=c++11 -pedantic -Wall -Wextra -Werror -O2 $(ARCH_CFLAGS)
+# Consumers build hardened, as check-elf's consumer does; header warnings are errors,
+# and a deprecated spelling (include/clearpages.h) is one.
+EX_CC    := $(CC) -std=c99 -pedantic -Wall -Wextra -Werror -Werror=deprecated-declarations -O2 $(ARCH_CFLAGS)
+EX_CXX   := $(CXX) -std=c++11 -pedantic -Wall -Wextra -Werror -Werror=deprecated-declarations -O2 $(ARCH_CFLAGS)
 # The emulator's sysroot has no libstdc++, and adding the cross toolchain's lib
 # folder to LD_LIBRARY_PATH mixes two glibc builds (ld.so 2.36-9 with libc
 # 2.36-8: plugin_dlclose hung in 10 runs of 10). Cross builds link it in.

@@ -3,7 +3,7 @@
  * clearpages from C, as another project would use it: clear page extents of
  * growing size through the dispatcher, verify every byte and the page after
  * each extent, and print the kernel the dispatcher picked per extent; then an
- * unaligned byte range with cp_clear(), and one raw drop-in kernel called
+ * unaligned byte range with cp_zero(), and one raw drop-in kernel called
  * directly. Exit status 0 when every check held, 1 otherwise.
  *
  *   clear_extents [npages ...]      default: 1 8 64 512 4096 16384
@@ -94,11 +94,11 @@ int main(int argc, char **argv)
 
 	/* Any address, any length: exactly [buf + 3, buf + 3 + len) turns to zero. */
 	len = CP_PAGE_SIZE + 1000;
-	check(cp_clear(buf + 3, len) == 0, "cp_clear returned an error", len);
-	check(first_not(buf, 3, FILL) == 3, "cp_clear wrote before its range", len);
-	check(first_not(buf + 3, len, 0) == len, "cp_clear left bytes set", len);
-	check(buf[3 + len] == FILL, "cp_clear wrote after its range", len);
-	printf("cp_clear: %lu bytes at offset 3 cleared\n", (unsigned long)len);
+	check(cp_zero(buf + 3, len, 0) == 0, "cp_zero returned an error", len);
+	check(first_not(buf, 3, FILL) == 3, "cp_zero wrote before its range", len);
+	check(first_not(buf + 3, len, 0) == len, "cp_zero left bytes set", len);
+	check(buf[3 + len] == FILL, "cp_zero wrote after its range", len);
+	printf("cp_zero: %lu bytes at offset 3 cleared\n", (unsigned long)len);
 
 	/* A raw kernel every CPU of the arch runs: no dispatcher, no checks. */
 	memset(buf, FILL, 2 * CP_PAGE_SIZE);

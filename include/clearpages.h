@@ -47,6 +47,34 @@
 extern "C" {
 #endif
 
+/*
+ * One spelling per intent (NEWS, "Since 0.3.0"):
+ *   zero bytes, the library decides    cp_zero(addr, len, 0)
+ *   ... that the caller reads soon     cp_zero(addr, len, CP_ZERO_HOT)
+ *   ... that it won't touch soon       cp_zero(addr, len, CP_ZERO_COLD)
+ *   ... on threads                     cp_zero(addr, len, CP_ZERO_PARALLEL)
+ *   ... giving pages back              cp_zero(addr, len, CP_ZERO_MAY_DISCARD)
+ *   ... and how much was given back    cp_zero_ex(addr, len, flags, &discarded)
+ *   whole pages, alignment checked     cp_clear_pages(addr, npages)
+ *   pages on exactly nthreads threads  cp_clear_pages_parallel(addr, npages, nthreads)
+ *   a huge extent around a hot page    cp_clear_huge_opts(base, npages, hot_idx, opts or NULL)
+ * The other names are thin aliases, kept (ABI of soname 0) and deprecated:
+ *   cp_clear(a, len)               = cp_zero(a, len, 0)
+ *   cp_clear_pages_hot(a, n)       = cp_zero(a, n * CP_PAGE_SIZE, CP_ZERO_HOT)
+ *   cp_clear_pages_cold(a, n)      = cp_zero(a, n * CP_PAGE_SIZE, CP_ZERO_COLD)
+ *   cp_clear_huge(b, n, h)         = cp_clear_huge_opts(b, n, h, NULL)
+ * (the page aliases also give -EINVAL for an address not CP_PAGE_SIZE-aligned).
+ * Their declarations carry the compiler's deprecation attribute; define
+ * CP_NO_DEPRECATED before including this header to leave it out (the
+ * library's own build, its tests and clearbench do: they test the aliases).
+ */
+#if !defined(CP_NO_DEPRECATED) && (defined(__clang__) || \
+    (defined(__GNUC__) && (__GNUC__ > 4 || (__GNUC__ == 4 && __GNUC_MINOR__ >= 5))))
+#define CP_DEPRECATED(use) __attribute__((deprecated("use " use)))
+#else
+#define CP_DEPRECATED(use)
+#endif
+
 #define CP_VERSION_MAJOR 0
 #define CP_VERSION_MINOR 3
 #define CP_VERSION_PATCH 0
@@ -73,16 +101,24 @@ struct cp_kernel {
  */
 int cp_clear_pages(void *addr, size_t npages);       /* the dispatcher picks by extent and
 							 where the memory is (cached or not) */
-int cp_clear_pages_hot(void *addr, size_t npages);   /* caller reads it soon: temporal */
-int cp_clear_pages_cold(void *addr, size_t npages);  /* caller won't touch it soon: bypass
-							 the cache, unless already cached */
-int cp_clear(void *addr, size_t len);                /* any address, any length */
+/* Deprecated aliases (above): _hot, caller reads it soon: temporal; _cold, caller
+ * won't touch it soon: bypass the cache, unless already cached; cp_clear, any
+ * address, any length. */
+CP_DEPRECATED("cp_zero(addr, npages * CP_PAGE_SIZE, CP_ZERO_HOT)")
+int cp_clear_pages_hot(void *addr, size_t npages);
+CP_DEPRECATED("cp_zero(addr, npages * CP_PAGE_SIZE, CP_ZERO_COLD)")
+int cp_clear_pages_cold(void *addr, size_t npages);
+CP_DEPRECATED("cp_zero(addr, len, 0)")
+int cp_clear(void *addr, size_t len);
 
 /*
  * One call for every intent: zero [addr, addr + len), any address, any
  * length. flags are checked first: an unknown bit, or HOT with COLD, gives
  * -EINVAL with nothing written; then len == 0 returns 0, and the address
- * checks of cp_clear follow (-EINVAL, nothing written). 0 flags is cp_clear.
+ * checks follow (-EINVAL, nothing written: addr NULL, or the range past the
+ * top of the address space). 0 flags: the dispatcher decides, as
+ * cp_clear_pages does for the whole pages inside; the head and tail (less
+ * than a page each) take ordinary stores.
  *   CP_ZERO_HOT        the caller reads it soon: temporal (cp_clear_pages_hot)
  *   CP_ZERO_COLD       it won't touch it soon: bypass the cache (_cold)
  *   CP_ZERO_PARALLEL   threads as cp_clear_pages_parallel(.., 0); the
@@ -102,7 +138,8 @@ int cp_clear(void *addr, size_t len);                /* any address, any length 
  *                      mlocked pages (madvise fails), no /proc, a seccomp
  *                      filter refusing open, ioctl or madvise. Never an error.
  *                      With CP_ZERO_HOT nothing is discarded: faulting 4 KiB
- *                      pages back in costs 3x the stores (docs/dispatch.md).
+ *                      pages back in costs 3x the stores (bench/results/
+ *                      intel-family6-model167/README.md).
  * No general-register flag: the policy holds one kernel per band and
  * intent, none chosen without vector registers; CLEARPAGES_DISABLE=simd
  * (hosted) or CP_CPU_DESCRIPTION_NO_SIMD (freestanding) say it per process.
@@ -145,6 +182,7 @@ struct cp_huge_opts {
  * range the extent policy for that range's size; CLEARPAGES_KERNEL, when set,
  * applies to all of them. An explicit opts->kernel is used as given.
  */
+CP_DEPRECATED("cp_clear_huge_opts(base, npages, hot_idx, NULL)")
 int cp_clear_huge(void *base, size_t npages, size_t hot_idx);
 int cp_clear_huge_opts(void *base, size_t npages, size_t hot_idx,
 		       const struct cp_huge_opts *opts);

@@ -472,11 +472,12 @@ Test(derive, size_noise_makes_a_draw)
 Test(derive, chunk_threshold_on_timed_hosts)
 {
 	/* Intel family 6 model 167 VM, TSC 2.6 GHz: LLC-resident 1526-1860
-	 * ticks, cold 4520-5430 (docs/dispatch.md); the generic 16000 */
+	 * ticks, cold 4520-5430 (bench/results/intel-family6-model167/
+	 * README.md); the generic 16000 */
 	unsigned intel = derive_chunk_threshold(1860, 4520, 2.6e9, KIB(16));
 	cr_expect(intel >= 14600 && intel <= 14800, "Intel VM: %u MB/s (22.9 and 9.4 GB/s)", intel);
 	/* Zen 4 VM, TSC 2.596 GHz: p90 of a 16 MiB LLC-resident buffer 1352,
-	 * p10 cold 3484 (bench/results/amd-zen4/residency/); builtin 20000 */
+	 * p10 cold 3484 (bench/results/amd-zen4/README.md); builtin 20000 */
 	unsigned zen4 = derive_chunk_threshold(1352, 3484, 2.596e9, KIB(16));
 	cr_expect(zen4 >= 19500 && zen4 <= 19700, "Zen 4 VM: %u MB/s (31.5 and 12.2 GB/s)", zen4);
 	/* what the streaming rates gave there (100 and 27 GB/s: 52000) would
@@ -484,9 +485,9 @@ Test(derive, chunk_threshold_on_timed_hosts)
 	double limit = KIB(16) / (zen4 * 1e6) * 2.596e9;
 	cr_expect(1352 <= limit && 3484 > limit, "Zen 4: limit %.0f ticks", limit);
 	/* Zen 3 VM, TSC 2.445 GHz: tune's p90 of a 4 MiB buffer just cleared
-	 * 1078 and p10 cold 4263 gave 18690 (bench/results/amd-zen3/tune.txt);
+	 * 1078 and p10 cold 4263 gave 18690 (bench/results/amd-zen3/README.md);
 	 * the chunk probe's p10 cold 5047 gives 17200; the builtin keeps 16000,
-	 * which misjudged fewer hot chunks (bench/results/amd-zen3/policy.md) */
+	 * which misjudged fewer hot chunks (the same record) */
 	unsigned zen3 = derive_chunk_threshold(1078, 4263, 2.445e9, KIB(16));
 	cr_expect(zen3 >= 18600 && zen3 <= 18800, "Zen 3 VM: %u MB/s (37.2 and 9.4 GB/s)", zen3);
 	unsigned zen3_probe = derive_chunk_threshold(1078, 5047, 2.445e9, KIB(16));
@@ -588,7 +589,7 @@ Test(derive_discard, intel_vm_table_gives_the_generic_4m)
 	cr_assert_eq(dres.fail_rule, 2);
 }
 
-/* The AMD hosts (bench/results/amd-zen{3,4}/, medians of three tune runs
+/* The AMD hosts (bench/results/amd-zen{3,4}/README.md, medians of three tune runs
  * each): the call alone wins on THP from 2-4M but loses on 4 KiB pages at
  * every extent to 128M (Zen 4 3.5-6x, Zen 3 2.6-4.1x), and THP written
  * afterwards takes more than 1.15x the stores at 128M (Zen 4 1.6-2.2x at

@@ -220,7 +220,8 @@ Test(huge_order, page_at_a_time) { check_grid(CP_ORDER_PAGE_AT_A_TIME); }
 Test(huge_order, converge) { check_grid(CP_ORDER_CONVERGE); }
 Test(huge_order, hot_range_last) { check_grid(CP_ORDER_HOT_RANGE_LAST); }
 
-/* The examples of common/README.md, written out by hand: n = 8, r = 1. */
+/* The examples of docs/dispatch.md ("Example: n = 8, h = 5, r = 1, no
+ * batching"), written out by hand: n = 8, r = 1. */
 Test(huge_order, readme_examples)
 {
 	static const struct {

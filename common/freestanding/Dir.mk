@@ -24,7 +24,7 @@ FS_OBJS   := $(patsubst %.c,$(FS_OBJDIR)/%.o,$(FS_SRCS))
 # ARCH_CFLAGS: the IBT/SHSTK or BTI/PAC property, as every other object.
 FS_CFLAGS := -std=gnu11 -Wall -Wextra -ffreestanding -fno-stack-protector \
              -mgeneral-regs-only -fPIC -fvisibility=hidden -ftls-model=local-exec \
-             -DCLEARPAGES_FREESTANDING -include common/freestanding/prelude.h \
+             -DCLEARPAGES_FREESTANDING -DCP_NO_DEPRECATED -include common/freestanding/prelude.h \
              -Iinclude -Icommon -Iarch/$(ARCH) $(ARCH_CFLAGS)
 # gcc's arm64 default calls libgcc's __aarch64_cas4_* for atomics (picked by
 # HWCAP at run time); inline LL/SC instead, which every ARMv8.0 core runs.

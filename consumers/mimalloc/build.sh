@@ -65,20 +65,15 @@ patches="$here/clearpages.patch $here/fresh-zero.patch"
 # shellcheck disable=SC2086
 build patched "$(patched_tree patched $patches "$here/discard.patch")" "$cp_cflags" "$cp_ldflags"
 build patched-fresh "$(patched_tree patched-fresh "$here/fresh-zero.patch")"
-# Variants for clearbench calloc only (CP_MIMALLOC_VARIANTS="cponly hot page nodiscard always"):
+# Variants for clearbench calloc only (CP_MIMALLOC_VARIANTS="cponly nodiscard"):
 # patched-cponly is clearpages.patch alone (fresh huge blocks zeroed again, through cp_clear);
-# patched-hot zeroes through cp_clear_pages_hot instead of cp_clear; patched-page routes blocks
-# from one page up (the cut-off the patch does not use, kept measurable); hot and page sit on
-# the first two patches, without discard.patch. patched-nodiscard is the first two patches
-# (every block stored); patched-always discards from 4 MiB whether the block is resident or not.
+# patched-nodiscard is the first two patches (every block stored). The experiments measured
+# once (hot, page, always) left the tree; their patches are in git history (commit 110c7af).
 for v in ${CP_MIMALLOC_VARIANTS:-}; do
 	case $v in
 	cponly) vp="$here/clearpages.patch" ;;
-	hot) vp="$patches $here/hot-experiment.patch" ;;
-	page) vp="$patches $here/page-cutoff.patch" ;;
 	nodiscard) vp="$patches" ;;
-	always) vp="$patches $here/discard.patch $here/discard-always.patch" ;;
-	*) echo "mimalloc-build: unknown variant '$v' (cponly, hot, page, nodiscard, always)" >&2
+	*) echo "mimalloc-build: unknown variant '$v' (cponly, nodiscard)" >&2
 	   exit 2 ;;
 	esac
 	# shellcheck disable=SC2086

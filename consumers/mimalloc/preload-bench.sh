@@ -22,7 +22,7 @@ for v in stock patched; do
 done
 # glibc (nothing preloaded), then each build: stock, patched and the variants built
 names="glibc"
-for v in stock patched patched-cponly patched-hot; do
+for v in stock patched patched-cponly patched-nodiscard; do
 	[ -e "$out/$v/libmimalloc.so" ] && names="$names $v"
 done
 tmp=$(mktemp -d)

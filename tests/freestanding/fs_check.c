@@ -14,6 +14,9 @@
  * first (--no-simd: CP_CPU_DESCRIPTION_NO_SIMD, and no listed kernel may be CP_SIMD).
  * Last line: "N passed, N failed"; exit status 1 on a failure.
  */
+/* It checks the deprecated aliases too (include/clearpages.h), and is built
+ * with -Werror by common/freestanding/Dir.mk and examples/cmake. */
+#define CP_NO_DEPRECATED 1
 #include <errno.h>
 #include <stdint.h>
 #include "sys.h"
