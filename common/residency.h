@@ -2,91 +2,63 @@
 /*
  * Where the memory is: is a target in the caches or not? The answer picks
  * between two kernels the policy names for an extent (policy.h: any or
- * uncached; cold's non-temporal kernel or any's temporal one).
+ * uncached; cold's non-temporal kernel or any's temporal one). The rules
+ * below; the measurements behind each constant are in the host records
+ * (bench/results/<host>/README.md, chiefly amd-zen3, amd-zen4, amd-zen5 and
+ * intel-family6-model167) and docs/dispatch.md, which also lists the
+ * alternatives measured and why they lost.
  *
  * The estimate times the clear itself: the first chunk of each batch is
  * cleared with the temporal kernel, and a chunk at cached_min_mbps or faster
  * says "cached". The chunk is useful work, so on cached memory the estimate
  * costs two counter reads per batch; on uncached memory one chunk cleared
- * temporally instead of non-temporally (16 KiB of each 4 MiB: about 0.4 %
- * on the Intel VM). One very slow chunk is not proof: a host-side stall
- * (~130 us on first stores to a freshly faulted page, measured: 127x the
- * limit) or a preemption makes a cached target look cold, so a chunk over
- * CP__RESIDENCY_STALL_FACTOR times the limit is followed by a second, which
- * decides; a second one as slow means page faults (memory never touched or
- * handed back: each fault zeroes its page into the cache, so temporal stores
- * follow; non-temporal ones over those pages ran 0.64x in calloc's fresh
- * 4-16 MiB rows). A chunk merely slow (cold memory: 1.7-2.0x the limit here)
+ * temporally instead of non-temporally (16 KiB of each 4 MiB, about 0.4 %).
+ * One very slow chunk is not proof: a host-side stall or a preemption makes a
+ * cached target look cold, so a chunk over CP__RESIDENCY_STALL_FACTOR times
+ * the limit is followed by a second, which decides; a second one as slow
+ * means page faults (memory never touched or handed back: each fault zeroes
+ * its page into the cache, so temporal stores follow). A chunk merely slow
  * decides at once: a second chunk would cost as much again on every cold
  * batch. A batch found uncached ends with its chunks cleared again by the
  * non-temporal kernel: their lines would otherwise stay cached in a range
  * that is not, and the next estimate of that range (a pool recycling cold
- * blocks) would time them. Zen 3 VM, 1 and 4 MiB blocks of a 2 GiB pool,
- * nothing else running: 6-29 % of the chunks of blocks seen before timed
- * "cached" (none of the first visits); cp_clear_pages_cold went from 0.87-0.91
- * of avx2_nt to 0.96-1.00 at 4 MiB, 0.90 to 0.93-0.95 at 1 MiB
- * (bench/results/amd-zen3/vm2/pool.c). Cleared again right after the chunk,
- * while its own stores were still in flight, it cost 1-10 % more; at the
- * batch's end 0-1 % at 4 MiB, 1-5 % at 1 MiB (vm2/cold1m.c); in the sweep's
- * cold rows, whose contenders evict the chunks between visits, level.
- * Measured alternatives and why they lost: docs/dispatch.md.
+ * blocks) would time them.
  *
  * cp_clear_pages (and cp_clear's body) on the range the calling thread
- * cleared last, whose last 3 clears timed cached: a slow chunk means the
- * range was evicted in between (another process ran), and a caller that
- * clears one block again and again (an allocator's calloc-free loop) will
- * clear it next time too. Non-temporal stores would keep it out of the caches
- * and leave the next call's temporal stores to fetch it (AMD: they evict what
- * they clear), so up to 4 such calls in a row keep the temporal kernel, each
- * still timed; a cached chunk grants 4 again. Zen 3 VM, a 4 MiB block and
- * a 48 MiB memset between every C clears of it, cp_clear_pages' time against
- * avx2's (medians of six runs): C = 16, 1.19 before, 1.10 with this; C = 2,
- * 0.75 before and with it, 0.92 with four graces but no cached run asked
- * first: the condition keeps them from a block evicted every other clear.
- * Hosted only (thread-local storage).
+ * cleared last, whose last CP__REUSE_MIN_CACHED_RUN clears timed cached: a
+ * slow chunk means the range was evicted in between, and a caller that clears
+ * one block again and again (an allocator's calloc-free loop) will clear it
+ * next time too. Non-temporal stores would keep it out of the caches and
+ * leave the next call's temporal stores to fetch it, so up to
+ * CP__REUSE_GRACE_CALLS such calls in a row keep the temporal kernel, each
+ * still timed; a cached chunk grants them again. Hosted only (thread-local
+ * storage).
  *
- * cp_clear_pages_cold below 2 MiB cannot afford a temporal chunk per call
- * (4 KiB of cold memory cleared temporally: 1.3x the non-temporal time), so
- * the calling thread keeps a verdict and times one page of every 64th call
- * (hosted only: it needs thread-local storage); under an "uncached" verdict
- * the call before clears that page temporally, so that it is not timed on
- * lines our own non-temporal stores evicted. Those two temporal pages are the
- * price on cold memory (4 KiB slots, second Zen 3 VM: cold_call 0.92-0.95 of
- * avx2_nt), so uncached verdicts in a row space the timing out: 64 calls
- * after the first, 128 after the second, 256 from the third on, while an
- * interval covers at most 4 MiB of clearing (4 KiB and 16 KiB calls reach
- * 256, 32 KiB 128, from 64 KiB 64); a cached verdict goes back to 64. A
- * thread whose cold targets turn hot keeps non-temporal stores until the
- * next timed call (256 KiB calls: a median 83-148 of them at up to 256 apart,
- * 23-26 at 64; bench/results/amd-zen3/vm2/switch.c), and from 64 KiB the 64
- * calls between two timings already clear 4 MiB, over which the two temporal
- * pages cost about 0.5 % (cold 64K cold_call/best 0.99 at 64, 1.00 spaced).
- * From 128 KiB an interval is 4 MiB of calls, not 64 (16 of 256 KiB, 4 of
- * 1 MiB, 2 just under 2 MiB). From 1 to 2 MiB that replaces the per-batch
- * plan's timed page and its second clear on every call (second Zen 3 VM,
- * three interleaved pairs of cold sweeps, cold_call/best: 1 MiB 0.83-0.90
- * with the plan, 0.97-1.00 with the history; 1.5 MiB 0.85-0.92 and
- * 0.93-0.95; hot 512 KiB-1.5 MiB level; 512 KiB, now 8 calls apart instead
- * of 64, 0.96-0.99 and 0.95-0.98).
+ * Below CP__COLD_HISTORY_BELOW_PAGES cp_clear_pages_cold cannot afford a
+ * temporal chunk per call, so the calling thread keeps a verdict and times
+ * one page of every CP__COLD_HISTORY_CALLS-th call (hosted only); under an
+ * "uncached" verdict the call before clears that page temporally, so that it
+ * is not timed on lines our own non-temporal stores evicted. Uncached
+ * verdicts in a row space the timing out (up to CP__COLD_HISTORY_MAX_SHIFT
+ * doublings) while an interval covers at most 4 MiB of clearing; from
+ * 128 KiB an interval is 4 MiB of calls. A thread whose cold targets turn
+ * hot keeps non-temporal stores until its next timed call.
  *
- * cp_clear_pages below 1 MiB, where a policy's uncached band parts from
- * any's (the Zen 3 built-in: sse2 from 16 KiB), keeps a history of its own,
- * timed and spaced alike (with no seed when the uncached kernel is temporal).
- * A chunk per call would cost a buffer cleared again and again 3-18 % at
- * 32-512 KiB (Zen 3, vm2/chunkcost.c), and such a buffer needs no timing: the
- * range the thread cleared last is cleared by any's kernel, untimed, and
- * counts no call of the history (it was just cleared, and under 1 MiB it
- * stays cached unless the caller evicts it). So a loop over one buffer pays
- * a compare; any other range goes by the verdict (second Zen 3 VM, three
- * interleaved pairs of default sweeps, cold-then-written 16-256 KiB:
- * auto/best 0.88-0.92 before, 0.99-1.03 after, medians; hot level). Huge
- * orders' far ranges and parallel shares below 1 MiB take any's band.
+ * cp_clear_pages below CP__HISTORY_BELOW_PAGES, where the policy's uncached
+ * band parts from any's (from 64 KiB with the generic rule), keeps a history
+ * of its own, timed and spaced alike. A chunk per call would cost a buffer
+ * cleared again and again, and such a buffer needs no timing: the range the
+ * thread cleared last is cleared by any's kernel, untimed, and counts no
+ * call of the history (it was just cleared, and under 1 MiB it stays cached
+ * unless the caller evicts it). So a loop over one buffer pays a compare; any
+ * other range goes by the verdict. Huge orders' far ranges and parallel
+ * shares below 1 MiB take any's band.
  *
  * Counter: x86 TSC, arm64 CNTVCT_EL0 (arch/<arch>/counter.h). Its rate:
  * cp__cpu.counter_hz, or measured against CLOCK_MONOTONIC from the first use
- * (hosted, where CPUID or CNTFRQ_EL0 does not say: 2 ms after the first use; until then,
- * and wherever the rate stays unknown or CP__F_COUNTER is absent, the calls
- * decide by extent alone).
+ * (hosted, where CPUID or CNTFRQ_EL0 does not say: 2 ms after the first use;
+ * until then, and wherever the rate stays unknown or CP__F_COUNTER is absent,
+ * the calls decide by extent alone).
  */
 #ifndef CP_RESIDENCY_H
 #define CP_RESIDENCY_H
@@ -97,18 +69,19 @@
 #include "policy.h"
 
 #define CP__RESIDENCY_BATCH_PAGES     1024   /* 4 MiB: each decided anew */
-/* 16 KiB: on the Intel VM a 16 KiB temporal chunk of an LLC-resident target
- * took 1500-1860 ticks and of a cold one 4500-5400, wrong 0.3-1.5 % of the
- * time at a 2740-tick threshold; a 4 KiB chunk misjudged LLC-resident targets
- * (700-960 ticks against a 666-tick limit), 64 KiB cost 4x more on cold ones. */
+/* 16 KiB: a 4 KiB chunk misjudged LLC-resident targets on the Intel VM
+ * (700-960 ticks against a 666-tick limit); 64 KiB cost 4x more on cold ones. */
 #define CP__RESIDENCY_CHUNK_PAGES     4
 /* A chunk must last this many ticks at the threshold rate, else it is
  * doubled (a 25 MHz counter times 32 KiB); past 64 pages the counter is too
  * coarse to use. */
 #define CP__RESIDENCY_MIN_TICKS       32
 /* Past this many times the limit a chunk is suspected of a stall or page
- * faults, not of cold memory (cold 16 KiB chunks: 1.7-2.0x; stalls ~127x). */
-#define CP__RESIDENCY_STALL_FACTOR    4
+ * faults, not of cold memory: cold 16 KiB chunks ran up to 6.8x the limit
+ * (the Zen 5 VM in a slow memory spell), page faults from 11x (the Intel VM)
+ * to 50x, stalls ~127x. At 4 the Zen 5 VM's slow spells read "page faults,
+ * cached" and cleared cold memory temporally. */
+#define CP__RESIDENCY_STALL_FACTOR    8
 #define CP__RESIDENCY_MAX_CHUNK_PAGES 64
 /* Below these a thread's history decides (see above); from them the
  * per-batch plan. cp_clear_pages' plan keeps its reuse graces from 1 MiB. */

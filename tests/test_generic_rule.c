@@ -203,26 +203,29 @@ static void score_host(const struct host *h, int withhold, struct floors fl)
 	char who[96];
 	snprintf(who, sizeof(who), "%s (%s)", h->name, d.source);
 	if (print_tables())
-		printf("\n%s, %s: hot | cold | use | cold_call (ratio to the best kernel; "
-		       "cold/use: the best one kernel for both)\n", who,
-		       withhold ? "row withheld" : "built-in");
-	double got;
+		printf("\n%s, %s\n\n| extent | hot | cold | use | one kernel for both | cold_call |\n"
+		       "|---|---|---|---|---|---|\n", who,
+		       withhold ? "its row withheld" : "its built-in row");
 	for (unsigned r = 0; r < hot.rows; r++) {
+		double got, c = -1, u = -1, both = -1, cc = -1;
 		check_row(who, "hot", &hot, r, &d.policy.any, fl.hot, &got);
-		if (print_tables())
-			printf("| %s | hot %.2f |\n", hot.extent[r], got);
-	}
-	if (h->hot_only)
-		return;
-	for (unsigned r = 0; r < cold.rows; r++) {
-		double both = compromise(&cold, &use, r), c, u, cc;
-		double floor = cold.bytes[r] < FROM_BYTES ? 0 : fmin(fl.cold_use, both - TIE);
-		check_row(who, "cold", &cold, r, &d.policy.uncached, floor, &c);
-		check_row(who, "use", &use, r, &d.policy.uncached, floor, &u);
-		check_row(who, "cold_call", &cold, r, &d.policy.cold, fl.cold_call, &cc);
-		if (print_tables())
-			printf("| %s | cold %.2f | use %.2f | both %.2f | cold_call %.2f |\n",
-			       cold.extent[r], c, u, both, cc);
+		unsigned i = 0;
+		while (!h->hot_only && i < cold.rows && cold.bytes[i] != hot.bytes[r])
+			i++;
+		if (!h->hot_only && i < cold.rows) {
+			both = compromise(&cold, &use, i);
+			double floor = cold.bytes[i] < FROM_BYTES ? 0 : fmin(fl.cold_use, both - TIE);
+			check_row(who, "cold", &cold, i, &d.policy.uncached, floor, &c);
+			check_row(who, "use", &use, i, &d.policy.uncached, floor, &u);
+			check_row(who, "cold_call", &cold, i, &d.policy.cold, fl.cold_call, &cc);
+		}
+		if (print_tables()) {
+			printf("| %s | %.2f |", hot.extent[r], got);
+			const double v[] = { c, u, both, cc };
+			for (unsigned k = 0; k < 4; k++)
+				printf(v[k] < 0 ? " |" : " %.2f |", v[k]);
+			printf("\n");
+		}
 	}
 }
 
