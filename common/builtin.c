@@ -94,17 +94,20 @@ const struct cp__builtin cp__builtins[] = {
 	 * cached (462 against 231 ticks), so the residency estimate, which times
 	 * the cached band's kernel, would go blind where cold memory needs
 	 * clzero (rep stosq 0.64 of it at 1 MiB). */
-	/* Threshold: at 2.096 GHz, 16 KiB avx2 chunks of buffers up to 16 MiB
-	 * just cleared took p90 525 ticks, of a cold pool p10 2394; one page
-	 * p90 357 and p10 1134. 18000 MB/s (limits 1908 and 477) leaves both
-	 * sizes the widest margin each side. A chunk flushed with clflush while
-	 * its TLB entries stay warm (1197-1596) reads as cached: not how memory
-	 * nobody touched arrives. */
+	/* Threshold 34000 MB/s (at 2.096 GHz a 16 KiB limit of 1010 ticks, one
+	 * page 252): 16 KiB avx2 chunks of buffers up to 16 MiB just cleared
+	 * took p90 525 ticks; cold ones 1113-1596 where the TLB is warm (the
+	 * second and later 4 MiB batches of a cold extent time so), 2037 and up
+	 * where it is not. At 18000 (limit 1908) the later batches of cold
+	 * 16 MiB extents read cached 75 % of the time (three sweeps: cold
+	 * 16 MiB auto 0.67 of clzero). One page: p90 189 in buffers up to
+	 * 4 MiB, 357 at 16 MiB (over the limit: a small range cycled through
+	 * the LLC is sometimes judged uncached), cold p10 1134. */
 	/* Uncached: the generic rule's (non-temporal, clzero, from 64 KiB). No
 	 * kernel serves both memory not in the cache and memory then written
 	 * from 64 KiB to 1 MiB here; clzero is the better of the two minima
 	 * (docs/generic-rule.md). */
 	{ "amd-zen5", 2,
-	  { { 0, "avx2" }, { MIB(32), "clzero" } }, MIB(8), 18000, 0 },
+	  { { 0, "avx2" }, { MIB(32), "clzero" } }, MIB(8), 34000, 0 },
 };
 const size_t cp__builtins_len = sizeof(cp__builtins) / sizeof(cp__builtins[0]);

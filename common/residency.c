@@ -30,15 +30,19 @@ int cp__timing_for(unsigned mbps, unsigned long long hz, size_t min_pages,
 		   struct cp__timing *out)
 {
 	out->chunk_pages = 0;
-	out->limit_ticks = 0;
+	out->limit_ticks = out->stall_ticks = 0;
 	if (!mbps || !hz || !min_pages)
 		return 0;
 	for (size_t pages = min_pages; pages <= CP__RESIDENCY_MAX_CHUNK_PAGES; pages *= 2) {
 		/* bytes / (mbps * 10^6 B/s) seconds, in ticks */
 		uint64_t limit = chunk_ticks(pages, hz, (uint64_t)mbps * 1000000u);
 		if (limit >= CP__RESIDENCY_MIN_TICKS) {
+			uint64_t slow = chunk_ticks(pages, hz, (uint64_t)CP__RESIDENCY_STALL_MBPS * 1000000u);
 			out->chunk_pages = pages;
 			out->limit_ticks = limit;
+			out->stall_ticks = CP__RESIDENCY_STALL_FACTOR * limit;
+			if (out->stall_ticks < slow)
+				out->stall_ticks = slow;
 			return 1;
 		}
 	}
@@ -52,7 +56,7 @@ int cp__residency_verdict(const struct cp__timing *t, const uint64_t *ticks, uns
 	uint64_t last = ticks[n - 1];
 	if (last <= t->limit_ticks)
 		return CP__CACHED;          /* one fast chunk: a cold target cannot fake it */
-	int very_slow = last / CP__RESIDENCY_STALL_FACTOR > t->limit_ticks;
+	int very_slow = last > t->stall_ticks;
 	if (n < 2)
 		return very_slow ? CP__TIME_ANOTHER : CP__UNCACHED;   /* a stall, perhaps */
 	/* two very slow chunks: page faults, whose pages the kernel has just

@@ -15,7 +15,8 @@
  * temporally instead of non-temporally (16 KiB of each 4 MiB, about 0.4 %).
  * One very slow chunk is not proof: a host-side stall or a preemption makes a
  * cached target look cold, so a chunk over CP__RESIDENCY_STALL_FACTOR times
- * the limit is followed by a second, which decides; a second one as slow
+ * the limit and slower than CP__RESIDENCY_STALL_MBPS is followed by a second,
+ * which decides; a second one as slow
  * means page faults (memory never touched or handed back: each fault zeroes
  * its page into the cache, so temporal stores follow). A chunk merely slow
  * decides at once: a second chunk would cost as much again on every cold
@@ -76,12 +77,14 @@
  * doubled (a 25 MHz counter times 32 KiB); past 64 pages the counter is too
  * coarse to use. */
 #define CP__RESIDENCY_MIN_TICKS       32
-/* Past this many times the limit a chunk is suspected of a stall or page
- * faults, not of cold memory: cold 16 KiB chunks ran up to 6.8x the limit
- * (the Zen 5 VM in a slow memory spell), page faults from 11x (the Intel VM)
- * to 50x, stalls ~127x. At 4 the Zen 5 VM's slow spells read "page faults,
- * cached" and cleared cold memory temporally. */
-#define CP__RESIDENCY_STALL_FACTOR    8
+/* A chunk past both this many times the limit and the time it takes at
+ * CP__RESIDENCY_STALL_MBPS is suspected of a stall or page faults, not of
+ * cold memory. Cold 16 KiB chunks ran at 3 GB/s and faster (the Zen 5 VM in
+ * a slow memory spell: 5.5 us, 11-13x its limit), page faults at 1.4 GB/s
+ * and slower (the Intel VM: 11.5 us; the Zen 5 VM 46 us), stalls ~130 us:
+ * the rate separates them where a multiple of the limit alone does not. */
+#define CP__RESIDENCY_STALL_FACTOR    4
+#define CP__RESIDENCY_STALL_MBPS      2000
 #define CP__RESIDENCY_MAX_CHUNK_PAGES 64
 /* Below these a thread's history decides (see above); from them the
  * per-batch plan. cp_clear_pages' plan keeps its reuse graces from 1 MiB. */
@@ -102,6 +105,7 @@
 struct cp__timing {
 	size_t chunk_pages;       /* 0: this counter cannot time a chunk */
 	uint64_t limit_ticks;
+	uint64_t stall_ticks;     /* past this: a stall or page faults, perhaps */
 };
 
 /* Pure. The timing of chunks of at least min_pages for a threshold of mbps

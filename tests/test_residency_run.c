@@ -13,11 +13,11 @@
 
 /* cached_min_mbps 1: a 16 KiB chunk is cached below 16.4 ms, a 4 KiB one
  * below 4.1 ms (a memset of either takes microseconds, under valgrind too); a
- * slow chunk spins 40 ms (2.4x the limit, 25 ms past the limit: uncached at
- * once; at 60 ms a 5 ms preemption made it "another chunk" when the stall
- * factor was 4, seen once in CI under load), a stalled one (page | STALL_MARK
- * in a scenario's slow list) 200 ms (12x a 16 KiB chunk's limit, past 8x:
- * another chunk is timed). */
+ * slow chunk spins 40 ms (2.4x the limit, 25 ms either side of the limit and
+ * of 4x it: uncached at once; at 60 ms a 5 ms preemption made it "another
+ * chunk", seen once in CI under load), a stalled one (page | STALL_MARK in a
+ * scenario's slow list) 200 ms (past 4x a 16 KiB chunk's limit, and far
+ * slower than 2000 MB/s: another chunk is timed). */
 #define SLOW_NS        40000000ull
 #define STALL_NS       200000000ull
 #define STALL_MARK     ((size_t)1 << 40)
