@@ -46,9 +46,9 @@ static double median_cost(void (*fn)(void *), void *arg)
 	return t[10];
 }
 
-/* The timer: SIGUSR1 to this thread every interval_ns. */
+/* The timer: SIGUSR1 to this thread every every_ns. */
 static timer_t timer;
-static void timer_arm(long interval_ns)
+static void timer_arm(long every_ns)
 {
 	struct sigevent ev;
 	memset(&ev, 0, sizeof(ev));
@@ -57,7 +57,7 @@ static void timer_arm(long interval_ns)
 	ev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
 	if (timer_create(CLOCK_MONOTONIC, &ev, &timer))
 		_exit(78);
-	struct itimerspec its = { { 0, interval_ns }, { 0, interval_ns } };
+	struct itimerspec its = { { 0, every_ns }, { 0, every_ns } };
 	timer_settime(timer, 0, &its, NULL);
 }
 
@@ -112,6 +112,19 @@ static long interval_from(double cost_ns)
 static const char *paths[2];
 static volatile sig_atomic_t runs, busy, bad;
 static int want;
+static double interval_ns;
+
+/* body() in a child, its timer's interval four times the median cost of the
+ * handler's work (work(arg), measured here), so that each interval leaves the
+ * loop at least three times the handler's time; want handlers, and a
+ * deadline of ten intervals each plus 5 s. The child's status. */
+static int paced_child(void (*work)(void *), void *arg, int (*body)(void))
+{
+	double cost = median_cost(work, arg);
+	want = test_quick() || test_under_valgrind() ? 200 : 3000;
+	interval_ns = interval_from(cost);
+	return child_status(body, 5 + want * interval_ns * 10 / 1e9);
+}
 
 static void make_two_profiles(void)
 {
@@ -152,7 +165,6 @@ static void load_once(void *arg)
 	cr_assert_eq(cp_set_profile(arg), 0);
 }
 
-static double interval_ns, deadline_s;
 static int reload_child(void)
 {
 	timer_arm((long)interval_ns);
@@ -162,12 +174,7 @@ static int reload_child(void)
 Test(zero_safety, handler_set_profile_interrupting_set_profile, .fini = profile_files_remove)
 {
 	make_two_profiles();
-	double cost = median_cost(load_once, (void *)paths[1]);
-	want = test_quick() || test_under_valgrind() ? 200 : 3000;
-	interval_ns = interval_from(cost);
-	/* each interval holds a handler and at least three of the loop's loads */
-	deadline_s = 5 + want * interval_ns * 10 / 1e9;
-	int s = child_status(reload_child, deadline_s);
+	int s = paced_child(load_once, (void *)paths[1], reload_child);
 	cr_assert_eq(s, 0, "child status %d (3 a load failed, 4 a handler's load failed "
 		     "otherwise than -EBUSY, 78 no timer)", s);
 }
@@ -234,11 +241,7 @@ Test(zero_safety, handler_parallel_call_on_a_cold_pool)
 #endif
 	hbuf = mmap(NULL, HPAGES * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	cr_assert(hbuf != MAP_FAILED);
-	double cost = median_cost(clear_alone, NULL);
-	want = test_quick() || test_under_valgrind() ? 200 : 3000;
-	interval_ns = interval_from(cost);
-	deadline_s = 5 + want * interval_ns * 10 / 1e9;
-	int s = child_status(malloc_child, deadline_s);
+	int s = paced_child(clear_alone, NULL, malloc_child);
 	cr_assert_eq(s, 0, "child status %d (4 a handler's clear failed, 6 a handler created "
 		     "worker threads, 78 no timer)", s);
 	munmap(hbuf, HPAGES * PG);
