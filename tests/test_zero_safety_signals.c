@@ -236,9 +236,6 @@ static void clear_alone(void *arg)
 
 Test(zero_safety, handler_parallel_call_on_a_cold_pool)
 {
-#ifdef CP_TEST_ASAN
-	cr_skip_test("ASan: its allocator in the child this test forks is not handler-safe");
-#endif
 	hbuf = mmap(NULL, HPAGES * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	cr_assert(hbuf != MAP_FAILED);
 	int s = paced_child(clear_alone, NULL, malloc_child);
