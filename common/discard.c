@@ -22,6 +22,13 @@
  * of an untouched reused block).
  * A madvise that fails (mlocked pages: EINVAL; a seccomp filter: EPERM or
  * ENOSYS) leaves the part to the stores.
+ *
+ * Private anonymous by the maps is necessary, not enough (issue 38): the
+ * parts that would be discarded are vetted against smaps' VmFlags and the
+ * guard regions (vma.c) before any is. The maps, smaps and pagemap files are
+ * each closed before the first madvise or store: a store that faults and is
+ * left by a handler's longjmp (the contract allows it on the caller's
+ * thread) leaves no descriptor behind (300 such faults had used 251).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +37,11 @@
 #include <unistd.h>
 #include "discard.h"
 #include "maps.h"
+#include "vma.h"
+
+/* Parts asked of the maps at a time (as many as one vetting takes): a range
+ * over more mappings takes more rounds, each opening the maps again. */
+#define CP__DISCARD_PARTS CP__VMA_RANGES
 
 #define THP_DEFAULT ((size_t)2 << 20)
 
@@ -104,21 +116,43 @@ static void store_range(const struct discard *d, uintptr_t s, uintptr_t e)
 		d->store((void *)s, (e - s) / 4096, d->ctx);
 }
 
-static void discard_part(uintptr_t s, uintptr_t e, int private_anon, void *ctx)
+/* The whole aligned units of a private anonymous part, if at least
+ * from_bytes of them: a candidate (ok 1) to be vetted (vma.h). */
+static struct cp__range candidate(const struct discard *d, const struct cp__maps_part *p)
 {
-	struct discard *d = ctx;
 	uintptr_t mask = d->unit - 1;
-	if (private_anon && s <= UINTPTR_MAX - mask) {
-		uintptr_t a = (s + mask) & ~mask, b = e & ~mask;
-		if (a < b && b - a >= d->from_bytes &&
-		    madvise((void *)a, b - a, MADV_DONTNEED) == 0) {
-			store_range(d, s, a);
-			store_range(d, b, e);
-			d->discarded += b - a;
-			return;
+	struct cp__range c = { p->start, p->start, 0 };
+	if (p->private_anon && p->start <= UINTPTR_MAX - mask) {
+		uintptr_t a = (p->start + mask) & ~mask, b = p->end & ~mask;
+		if (a < b && b - a >= d->from_bytes)
+			c = (struct cp__range){ a, b, 1 };
+	}
+	return c;
+}
+
+/* One batch of parts: candidates vetted (every file closed again), then
+ * discarded or stored. */
+static void discard_parts(struct discard *d, const struct cp__maps_part *p, size_t n)
+{
+	struct cp__range c[CP__DISCARD_PARTS];
+	size_t ok = 0;
+	for (size_t i = 0; i < n; i++) {
+		c[i] = candidate(d, &p[i]);
+		ok += c[i].ok;
+	}
+	if (ok) {
+		cp__vma_vet_flags(c, n);
+		cp__vma_vet_guards(c, n);
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (c[i].ok && madvise((void *)c[i].start, c[i].end - c[i].start, MADV_DONTNEED) == 0) {
+			store_range(d, p[i].start, c[i].start);
+			store_range(d, c[i].end, p[i].end);
+			d->discarded += c[i].end - c[i].start;
+		} else {
+			store_range(d, p[i].start, p[i].end);
 		}
 	}
-	store_range(d, s, e);
 }
 
 int cp__untouched(void *addr, size_t npages)
@@ -143,9 +177,21 @@ size_t cp__discard(void *addr, size_t npages, size_t from_pages, cp__store_fn st
 {
 	int saved = errno;
 	struct discard d = { cp__discard_unit(), from_pages * 4096, 0, store, ctx };
-	uintptr_t s = (uintptr_t)addr, e = s + npages * 4096;
-	if (e < s || cp__maps_walk(s, e, discard_part, &d))
-		store(addr, npages, ctx);    /* the top page, or no /proc: all stored */
+	uintptr_t at = (uintptr_t)addr, e = at + npages * 4096;
+	if (e < at) {
+		store(addr, npages, ctx);    /* the top page */
+		at = e;
+	}
+	while (at < e) {
+		struct cp__maps_part parts[CP__DISCARD_PARTS];
+		size_t n;
+		if (cp__maps_parts(at, e, parts, CP__DISCARD_PARTS, &n)) {
+			store_range(&d, at, e);  /* no /proc, or not procfs: all stored */
+			break;
+		}
+		discard_parts(&d, parts, n);
+		at = parts[n - 1].end;
+	}
 	errno = saved;
 	return d.discarded;
 }

@@ -12,7 +12,8 @@
  * privately, and takes publish_lock only to publish it. States are kept for
  * the life of the process (a reader may hold the old pointer: nothing tells
  * when it is done): identical ones are published again rather than copied,
- * and at most MAX_STATES distinct ones are made; past that cp_set_profile
+ * and at most MAX_STATES distinct policies are made (kept_same: a state per
+ * policy, whatever the path it was loaded under); past that cp_set_profile
  * returns -ENOMEM and the policy stays as it is. Each costs one mapping of
  * about 1.3 KiB plus its source string, rounded up to pages.
  *
@@ -21,7 +22,9 @@
  * routine: glibc re-runs that routine in a child forked while it ran, and a
  * second registration made the child's next fork take the lock twice. A fork
  * from a signal handler that interrupted this thread while it held (or was
- * taking) the lock skips it, rather than wait on itself.
+ * taking) the lock skips it, rather than wait on itself; a cp_set_profile
+ * from such a handler returns -EBUSY (issue 38: "reload on SIGHUP" waited
+ * on its own thread's lock for good).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -261,20 +264,35 @@ static void *pages_alloc(size_t bytes)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-/* A kept state with this policy and source, or NULL (publish_lock held). */
+/* The kept state to publish for policy p (publish_lock held): the one with
+ * this policy and source, else the first kept with this policy, else NULL.
+ * States are keyed on their policy: the cap counts policies, not names, so
+ * one profile reloaded under any number of spellings of its path (symlinks,
+ * "./", "//") or from copies of its file is one state, and its source stays
+ * the name that first published that policy (a published state is never
+ * rewritten; a state per name would let names exhaust the cap). */
 static const struct cp__state *kept_same(const struct cp__policy *p, const char *source)
 {
+	const struct cp__state *first = NULL;
 	for (const struct cp__state *s = kept; s; s = s->older)
-		if (cp__policy_eq(&s->policy, p) && !strcmp(s->source, source))
-			return s;
-	return NULL;
+		if (cp__policy_eq(&s->policy, p)) {
+			if (!strcmp(s->source, source))
+				return s;
+			first = s;      /* the list is newest first */
+		}
+	return first;
 }
 
-/* Publish base with policy p and the given source: an identical kept state
- * again, else a new one, mapped under the lock (a system call, no I/O, and
- * only when a new state is made). 0 or -ENOMEM, nothing changed. */
+/* Publish base with policy p and the given source: a kept state with that
+ * policy again, else a new one, mapped under the lock (a system call, no I/O,
+ * and only when a new state is made). 0, -ENOMEM, or -EBUSY from a signal
+ * handler that interrupted this thread inside a publication (its lock is
+ * held, or being taken, by the code the handler interrupted); nothing
+ * changed on error. */
 static int publish(const struct cp__state *base, const struct cp__policy *p, const char *source)
 {
+	if (atomic_load_explicit(&holds_publish, memory_order_relaxed))
+		return -EBUSY;
 	size_t len = strlen(source) + 1;
 	publish_lock_take();
 	const struct cp__state *same = kept_same(p, source);

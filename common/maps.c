@@ -8,7 +8,12 @@
  * here from the UAPI (include/uapi/linux/fs.h). Where the ioctl fails on the
  * first ask (an older kernel: ENOTTY; a seccomp filter: EPERM or ENOSYS) the
  * same file is read as text, a line at a time through a fixed buffer, and
- * only the lines that overlap the range are used.
+ * only the lines that overlap the range are used. Either way the file must be
+ * on procfs (fstatfs): a file mounted over /proc/self/maps, or a tmpfs over
+ * /proc, answers the ioctl with ENOTTY and its text could say anything, so
+ * it is not read at all and the caller stores. The answer is collected into
+ * the caller's array and the file closed before the caller acts on it: a
+ * store that faults, left by a handler's longjmp, leaves nothing open.
  *
  * "Private anonymous" here is what MADV_DONTNEED zeroes: not shared, no
  * backing file (device 00:00, inode 0), and writable (a clear of a read-only
@@ -18,7 +23,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/ioctl.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 #include "maps.h"
 
@@ -38,20 +45,71 @@ _Static_assert(sizeof(struct procmap_query_uapi) == 104, "the UAPI's struct proc
 #define PMQ_VMA_WRITABLE    0x02
 #define PMQ_VMA_SHARED      0x08
 #define PMQ_COVERING_OR_NEXT 0x10
+#define READ_BYTES 1024
 
 int cp__maps_text_only;
+
+int cp__proc_open(const char *path)
+{
+	int fd;
+	do
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	while (fd < 0 && errno == EINTR);
+	struct statfs fs;
+	if (fd >= 0 && (fstatfs(fd, &fs) || fs.f_type != PROC_SUPER_MAGIC)) {
+		close(fd);     /* a file mounted over it says nothing of this process */
+		fd = -1;
+	}
+	return fd;
+}
+
+void cp__proc_lines(int fd, char *line, size_t keep, cp__line_fn fn, void *ctx)
+{
+	char buf[READ_BYTES];
+	size_t kept = 0;
+	for (;;) {
+		ssize_t got = read(fd, buf, sizeof(buf));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return;
+		for (ssize_t i = 0; i < got; i++) {
+			if (buf[i] != '\n') {
+				if (kept < keep)
+					line[kept++] = buf[i];
+				continue;
+			}
+			size_t n = kept;
+			kept = 0;
+			if (fn(line, n, ctx))
+				return;
+		}
+	}
+}
 
 static uintptr_t min_addr(uintptr_t a, uintptr_t b)
 {
 	return a < b ? a : b;
 }
 
-/* The walk's cursor: what has been reported so far. */
+/* The walk's cursor: what has been reported so far, into parts[]. */
 struct walk {
 	uintptr_t at, end;
-	cp__maps_part_fn part;
-	void *ctx;
+	struct cp__maps_part *parts;
+	size_t n, max;
 };
+
+static void add(struct walk *w, uintptr_t s, uintptr_t e, int private_anon)
+{
+	w->parts[w->n++] = (struct cp__maps_part){ s, e, private_anon };
+	w->at = e;
+}
+
+/* Room for a mapping's two parts (the gap before it and its overlap). */
+static int full(const struct walk *w)
+{
+	return w->n + 2 > w->max;
+}
 
 /* A mapping [s, e) of its kind: the gap before it (unmapped, or unknown) and
  * its overlap with the range. */
@@ -59,27 +117,23 @@ static void walk_mapping(struct walk *w, uintptr_t s, uintptr_t e, int private_a
 {
 	if (e <= w->at || s >= w->end)
 		return;
-	if (s > w->at) {
-		w->part(w->at, s, 0, w->ctx);
-		w->at = s;
-	}
-	e = min_addr(e, w->end);
-	w->part(w->at, e, private_anon, w->ctx);
-	w->at = e;
+	if (s > w->at)
+		add(w, w->at, s, 0);
+	add(w, w->at, min_addr(e, w->end), private_anon);
 }
 
+/* The rest of the range, unmapped: when the walk was not cut short. */
 static void walk_finish(struct walk *w)
 {
-	if (w->at < w->end)
-		w->part(w->at, w->end, 0, w->ctx);
-	w->at = w->end;
+	if (w->at < w->end && w->n < w->max)
+		add(w, w->at, w->end, 0);
 }
 
 /* 0, or -1 when the very first ask fails (the caller reads the text). */
 static int walk_query(int fd, struct walk *w)
 {
 	uintptr_t first = w->at;
-	while (w->at < w->end) {
+	while (w->at < w->end && !full(w)) {
 		struct procmap_query_uapi q = { .size = sizeof(q), .query_flags = PMQ_COVERING_OR_NEXT,
 						.query_addr = w->at };
 		if (ioctl(fd, PROCMAP_QUERY_REQ, &q) != 0) {
@@ -93,7 +147,8 @@ static int walk_query(int fd, struct walk *w)
 			   q.inode == 0 && q.dev_major == 0 && q.dev_minor == 0;
 		walk_mapping(w, (uintptr_t)q.vma_start, (uintptr_t)q.vma_end, anon);
 	}
-	walk_finish(w);
+	if (!full(w))
+		walk_finish(w);
 	return 0;
 }
 
@@ -149,51 +204,42 @@ int cp__maps_parse_line(const char *line, size_t len, uintptr_t *start, uintptr_
 }
 
 /* The text, line by line: the first LINE_KEEP bytes of each line are enough
- * for every field before the path. Stops at the first line past the range. */
-#define READ_BYTES 1024
+ * for every field before the path. Stops at the first line past the range,
+ * or when parts[] is full. */
 #define LINE_KEEP  128
-static void walk_text(int fd, struct walk *w)
+static int text_line(const char *line, size_t len, void *ctx)
 {
-	char buf[READ_BYTES], line[LINE_KEEP];
-	size_t kept = 0;
-	for (;;) {
-		ssize_t got = read(fd, buf, sizeof(buf));
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
-			break;
-		for (ssize_t i = 0; i < got; i++) {
-			if (buf[i] != '\n') {
-				if (kept < LINE_KEEP)
-					line[kept++] = buf[i];
-				continue;
-			}
-			uintptr_t s, e;
-			int anon;
-			size_t n = kept;
-			kept = 0;
-			if (cp__maps_parse_line(line, n, &s, &e, &anon))
-				continue;       /* unreadable: its bytes stay "unknown" */
-			if (s >= w->end)
-				goto done;
-			walk_mapping(w, s, e, anon);
-		}
-	}
-done:
-	walk_finish(w);
+	struct walk *w = ctx;
+	uintptr_t s, e;
+	int anon;
+	if (cp__maps_parse_line(line, len, &s, &e, &anon))
+		return 0;       /* unreadable: its bytes stay "unknown" */
+	if (s >= w->end || full(w))
+		return 1;
+	walk_mapping(w, s, e, anon);
+	return 0;
 }
 
-int cp__maps_walk(uintptr_t start, uintptr_t end, cp__maps_part_fn part, void *ctx)
+static void walk_text(int fd, struct walk *w)
 {
-	int fd;
-	do
-		fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-	while (fd < 0 && errno == EINTR);
+	char line[LINE_KEEP];
+	cp__proc_lines(fd, line, sizeof(line), text_line, w);
+	if (!full(w))
+		walk_finish(w);
+}
+
+int cp__maps_parts(uintptr_t start, uintptr_t end, struct cp__maps_part *parts, size_t max,
+		   size_t *n)
+{
+	int fd = cp__proc_open("/proc/self/maps");
 	if (fd < 0)
 		return -1;
-	struct walk w = { start, end, part, ctx };
+	struct walk w = { start, end, parts, 0, max };
 	if (cp__maps_text_only || walk_query(fd, &w))
 		walk_text(fd, &w);
 	close(fd);
+	if (w.n == 0)      /* (max < 2) */
+		add(&w, start, end, 0);
+	*n = w.n;
 	return 0;
 }

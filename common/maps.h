@@ -12,18 +12,35 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* One part of the range: [start, end) and whether every byte of it is mapped
+/* One part of a range: [start, end) and whether every byte of it is mapped
  * private, anonymous and writable (1) or anything else, unmapped included (0). */
-typedef void (*cp__maps_part_fn)(uintptr_t start, uintptr_t end, int private_anon, void *ctx);
+struct cp__maps_part {
+	uintptr_t start, end;
+	int private_anon;
+};
 
-/* Calls part() for consecutive parts covering [start, end) exactly, in
- * ascending order, each mapping asked about once (PROCMAP_QUERY where the
- * kernel has it, Linux 6.11+; else the text of /proc/self/maps). Returns 0,
- * or -1 with part() never called when /proc/self/maps cannot be opened. */
-int cp__maps_walk(uintptr_t start, uintptr_t end, cp__maps_part_fn part, void *ctx);
+/* Parts covering [start, *) in ascending order from start, each mapping asked
+ * about once (PROCMAP_QUERY where the kernel has it, Linux 6.11+; else the
+ * text of /proc/self/maps): at most max (>= 2) of them into parts, *n set.
+ * They end at end, or earlier when parts[] filled up (ask again from
+ * parts[*n - 1].end). Returns 0, or -1 with nothing in parts when
+ * /proc/self/maps cannot be opened or is not procfs. No descriptor is open
+ * when it returns, so the caller may store (and fault) at once. */
+int cp__maps_parts(uintptr_t start, uintptr_t end, struct cp__maps_part *parts, size_t max,
+		   size_t *n);
 
-/* Tests: 1 makes cp__maps_walk read the text even where PROCMAP_QUERY works. */
+/* Tests: 1 makes cp__maps_parts read the text even where PROCMAP_QUERY works. */
 extern int cp__maps_text_only;
+
+/* open(path) of a procfs file, or -1: not there, or not on procfs (statfs's
+ * PROC_SUPER_MAGIC; a file mounted over it says nothing of this process). */
+int cp__proc_open(const char *path);
+
+/* Each line of fd, without its newline and cut after keep bytes, into line
+ * (keep bytes) and to fn(line, len, ctx), until fn returns nonzero or the
+ * file ends. A read buffer on the stack; async-signal-safe. */
+typedef int (*cp__line_fn)(const char *line, size_t len, void *ctx);
+void cp__proc_lines(int fd, char *line, size_t keep, cp__line_fn fn, void *ctx);
 
 /* Pure: the kind of one line of /proc/self/maps (without its newline, perhaps
  * cut after the inode field): 0 with [*start, *end) and *private_anon, or -1

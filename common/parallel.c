@@ -46,11 +46,13 @@
  *    out of a worker's share or of the pool's code: no (the frames are the
  *    library's; the pool would stay held);
  *  - call cp_clear_pages_parallel: it never deadlocks on the pool (inside the
- *    pool it clears alone on the handler's thread, creating nothing), but it
- *    is not async-signal-safe: outside the pool it uses the pool as any call
- *    does (a mutex, a condition variable, and pthread_create when the pool
- *    is smaller than asked, which allocates). cp_clear_pages is the one for
- *    handlers;
+ *    pool it clears alone on the handler's thread, creating nothing), and
+ *    never creates a thread (which allocates) while a signal with a handler
+ *    is blocked on its thread, as a handler's own signal is unless it was
+ *    installed with SA_NODEFER (maybe_in_handler): outside the pool it uses
+ *    the workers there are (a mutex, a condition variable), or clears alone
+ *    when there are none. It is not async-signal-safe for all that:
+ *    cp_clear_pages is the one for handlers;
  *  - fork: it never deadlocks on the pool. Outside the pool, prepare holds the
  *    pool across the fork as for any fork; inside it, prepare takes nothing
  *    and the child may only exec or _exit (POSIX, for a multi-threaded
@@ -355,6 +357,31 @@ static void share_of(const struct call *c, unsigned i, void **share_addr, size_t
 	*share_pages = base + (i < extra);
 }
 
+/*
+ * Whether this thread may be running a signal handler, asked before it
+ * creates a thread (pthread_create allocates: from a handler that interrupted
+ * malloc it waited on the arena lock for good, issue 38). Nothing says so
+ * directly; a handler runs with its own signal blocked (unless SA_NODEFER)
+ * and sa_mask's, so a thread that blocks a signal whose action is a handler
+ * is taken to be in one, and uses the workers there are. System calls only
+ * (sigprocmask, and sigaction for each blocked signal: none on most
+ * threads), made only when the pool is smaller than a call asks.
+ */
+static int maybe_in_handler(void)
+{
+	sigset_t blocked;
+	if (pthread_sigmask(SIG_BLOCK, NULL, &blocked))
+		return 1;
+	for (int sig = 1; sig < NSIG; sig++) {
+		struct sigaction sa;
+		if (sigismember(&blocked, sig) == 1 && sigaction(sig, NULL, &sa) == 0 &&
+		    ((sa.sa_flags & SA_SIGINFO) ||
+		     (sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN)))
+			return 1;
+	}
+	return 0;
+}
+
 /* With pool.lock held: give shares 1.. of the call to workers, growing the
  * pool first. Returns the call's number, 0 when it must clear alone. */
 static unsigned long long hand_out_shares(struct call *c)
@@ -366,7 +393,7 @@ static unsigned long long hand_out_shares(struct call *c)
 		wait_until_no_pending();
 	if (pool.pending || pool.growing || pool.closed)
 		return 0;      /* another thread's call has the pool (or it is closed) */
-	if (pool.nworkers < c->shares - 1)
+	if (pool.nworkers < c->shares - 1 && !maybe_in_handler())
 		pool_grow(c->shares - 1);
 	if (c->shares > pool.nworkers + 1)
 		c->shares = pool.nworkers + 1;

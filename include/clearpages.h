@@ -16,14 +16,28 @@
  *    cp_clear_pages_hot, cp_clear_pages_cold, cp_clear, cp_clear_huge,
  *    cp_clear_huge_opts (when its between() is), cp_kernels, cp_kernel_find,
  *    cp_kernel_for, cp_policy_source, and cp_zero / cp_zero_ex without
- *    CP_ZERO_PARALLEL (MAY_DISCARD uses open, read, ioctl, madvise and close
- *    of /proc/self/maps only, on the stack, and keeps errno). Always:
+ *    CP_ZERO_PARALLEL (MAY_DISCARD uses open, fstatfs, read, ioctl, madvise
+ *    and close of /proc/self/maps, smaps and pagemap only, on the stack,
+ *    closes them before any store, and keeps errno). Always:
  *    cp_version and the raw kernels.
  *    Not async-signal-safe: the first call of all (it reads the environment
  *    and files and may print), cp_set_profile (files, a lock) and
  *    cp_clear_pages_parallel and CP_ZERO_PARALLEL (a lock; it may create
- *    threads). A handler that calls them anyway never deadlocks: on a thread
- *    that is inside the pool already it clears alone.
+ *    threads). A handler that calls them anyway, once the library is
+ *    initialised, never waits on a lock its own thread holds: its
+ *    cp_set_profile returns -EBUSY, changing nothing, when it interrupted
+ *    this thread inside a publication of a state (any other profile change
+ *    works); its parallel call clears alone when it interrupted this thread
+ *    inside the pool (a parallel call, worker creation included), and never
+ *    creates a thread (pthread_create allocates) while a signal whose action
+ *    is a handler is blocked on its thread, as the handler's own signal is
+ *    unless installed with SA_NODEFER: it uses the workers there are, or
+ *    clears alone. A handler installed with SA_NODEFER and an empty sa_mask
+ *    cannot be told from ordinary code; from one, a parallel call may create
+ *    threads, safe only where it cannot have interrupted malloc. (A thread
+ *    that blocks a handled
+ *    signal outside any handler also never creates workers: it uses those
+ *    another thread created.)
  *  - fork(): from any thread at any time outside a handler, the child may
  *    use every call (the fork handlers are registered when the library is
  *    loaded; the child's thread pool starts empty). fork() from a signal
@@ -137,6 +151,27 @@ int cp_clear(void *addr, size_t len);
  *                      shared, file, memfd, hugetlbfs or unknown mappings,
  *                      mlocked pages (madvise fails), no /proc, a seccomp
  *                      filter refusing open, ioctl or madvise. Never an error.
+ *                      Also stored, from /proc/self/smaps and pagemap: memory
+ *                      registered with userfaultfd, locked, I/O or PFN
+ *                      mapped, MADV_DONTFORK (as RDMA registrations are),
+ *                      sealed, with a protection key other than 0, or
+ *                      holding guard pages (MADV_GUARD_INSTALL: where the
+ *                      kernel has them but cannot report them, Linux 6.13,
+ *                      nothing is discarded); and everything when
+ *                      /proc/self/maps is not procfs.
+ *                      The caller's promise, which no file shows: no pinned
+ *                      pages in the range. Memory pinned by a device or the
+ *                      kernel (io_uring registered buffers, RDMA memory
+ *                      regions without MADV_DONTFORK, vfio DMA mappings, GPU
+ *                      host registration) keeps the old pages pinned: after
+ *                      a discard the process reads fresh zero pages while the
+ *                      device keeps reading and writing the old ones (a
+ *                      READ_FIXED lands where the process never sees it).
+ *                      Clear pinned memory without MAY_DISCARD: stores zero
+ *                      it in place. Protection keys: MADV_DONTNEED ignores
+ *                      them; a mapping whose key is not 0 is stored (its
+ *                      stores fault where the key denies writes), so the
+ *                      promise is only that key 0 does not deny them.
  *                      With CP_ZERO_HOT nothing is discarded: faulting 4 KiB
  *                      pages back in costs 3x the stores (bench/results/
  *                      intel-family6-model167/README.md).
@@ -199,7 +234,11 @@ int cp_clear_pages_parallel(void *addr, size_t npages, unsigned nthreads);
  * Load a tuned profile now (path NULL: back to the defaults).
  * 0, or -EINVAL / -ENOENT with the policy unchanged; -ENOMEM (no memory, or
  * 256 distinct policies already published: they are kept for the life of
- * the process, since a reader may still hold one) with the policy unchanged.
+ * the process, since a reader may still hold one) with the policy unchanged;
+ * -EBUSY, nothing changed, from a signal handler that interrupted its own
+ * thread inside a publication (see the top of this file). The cap counts
+ * policies: a profile whose policy was published before, under any path or
+ * spelling of one, publishes that state again (with that state's source).
  */
 int cp_set_profile(const char *path);
 #endif
@@ -209,6 +248,8 @@ int cp_set_profile(const char *path);
  * cp_set_profile), "system:PATH" (the machine-wide profile), "builtin:NAME" (a
  * profile measured for this CPU's microarchitecture, e.g. "builtin:amd-zen4")
  * or "generic" (the rule from cache sizes). Valid for the life of the process.
+ * A policy loaded again under another name keeps the name that first
+ * published it (states are kept per policy).
  */
 const char *cp_policy_source(void);
 

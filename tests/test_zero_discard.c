@@ -50,6 +50,7 @@ static void check_kind(enum kind k, int text_only)
 
 Test(zero_discard, each_kind_through_the_query_and_the_text)
 {
+	discards_expected();
 	discard_from_one_page();
 	for (enum kind k = PRIVATE_ANON; k <= FILE_PRIVATE; k++) {
 		check_kind(k, 0);
@@ -59,6 +60,7 @@ Test(zero_discard, each_kind_through_the_query_and_the_text)
 
 Test(zero_discard, huge_pages_around_the_range_stay_whole)
 {
+	discards_expected();
 	discard_from_one_page();
 	struct region r = region_map(PRIVATE_THP, 4);
 	long unit_kb = (long)(cp__discard_unit() / 1024), before = anon_huge_kb(r.p);
@@ -102,6 +104,7 @@ Test(zero_discard, mlocked_memory_is_stored)
 
 Test(zero_discard, a_range_over_two_kinds)
 {
+	discards_expected();
 	discard_from_one_page();
 	static const unsigned flags[] = { CP_ZERO_MAY_DISCARD, CP_ZERO_MAY_DISCARD | CP_ZERO_PARALLEL,
 					  CP_ZERO_MAY_DISCARD | CP_ZERO_COLD };
@@ -129,6 +132,7 @@ Test(zero_discard, a_range_over_two_kinds)
 /* The policy's discard_from: parts below it are stored; "none" never discards. */
 Test(zero_discard, threshold_and_hot)
 {
+	discards_expected();
 	struct region r = region_map(PRIVATE_ANON, 2);
 	size_t unit = cp__discard_unit(), d;
 	struct cp__policy p = cp__state()->defaults;
@@ -156,6 +160,7 @@ Test(zero_discard, threshold_and_hot)
  * which was measured on resident memory; resident memory is stored. */
 Test(zero_discard, untouched_memory_is_discarded_whatever_the_threshold)
 {
+	discards_expected();
 	size_t unit = cp__discard_unit(), d;
 	struct cp__policy p = cp__state()->defaults;
 	p.discard_from_pages = CP__BAND_UNUSED;
@@ -303,6 +308,7 @@ static void discard_in_handler(int sig)
 
 Test(zero_discard, in_a_signal_handler)
 {
+	discards_expected();
 	discard_from_one_page();
 	handler_region = region_map(PRIVATE_ANON, 3);
 	struct region r = region_map(PRIVATE_THP, 2);
