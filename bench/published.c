@@ -6,7 +6,7 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "clearbench.h"
+#include "published.h"
 
 static const struct bench_published published[] = {
 	{ "batch", "[PATCH v10 7/8] mm, folio_zero_user: support clearing page ranges",

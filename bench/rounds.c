@@ -6,7 +6,11 @@
  * with untimed warm-up passes; scenarios report medians over rounds.
  */
 #include <stdlib.h>
-#include "clearbench.h"
+#include "contenders.h"
+#include "opts.h"
+#include "rounds.h"
+#include "stats.h"
+#include "targets.h"
 
 #define SMALL_SAMPLE_BYTES ((size_t)4 << 20)   /* short extents repeat up to this */
 

@@ -26,6 +26,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "contenders.h"
+#include "derive.h"
+#include "map.h"
+#include "opts.h"
+#include "plot.h"
+#include "rounds.h"
+#include "scenarios.h"
+#include "stats.h"
+#include "table.h"
 #include "tune.h"
 #include "testhooks.h"
 
@@ -36,25 +45,6 @@
 _Static_assert(BENCH_MAX_SIZES <= DERIVE_MAX_SIZES && BENCH_MAX_KERNELS <= DERIVE_MAX_KERNELS,
 	       "the derivation holds every measured cell");
 
-/* Median and its ~95 % distribution-free interval (ranks n/2 -+ 0.98 sqrt n)
- * in GB/s from per-pass seconds: an interval that narrows with more rounds,
- * which a spread of the samples would not. */
-struct derive_cell tune_cell_of(const double *seconds, size_t n, size_t bytes)
-{
-	double s[1024];
-	size_t m = n < 1024 ? n : 1024;
-	memcpy(s, seconds, m * sizeof(*s));
-	for (size_t i = 1; i < m; i++)   /* insertion sort: a few dozen samples */
-		for (size_t j = i; j > 0 && s[j] < s[j - 1]; j--) {
-			double x = s[j]; s[j] = s[j - 1]; s[j - 1] = x;
-		}
-	double half = 0.98 * sqrt((double)m);
-	double lo_rank = floor((double)m / 2 - half), hi_rank = ceil((double)m / 2 + half);
-	size_t fast = lo_rank < 1 ? 0 : (size_t)lo_rank - 1;
-	size_t slow = hi_rank > (double)m ? m - 1 : (size_t)hi_rank - 1;
-	return (struct derive_cell){ bench_gbs(bytes, bench_median(s, m)),
-				     bench_gbs(bytes, s[slow]), bench_gbs(bytes, s[fast]) };
-}
 
 /* The kernels in `mask` at size i, rounds scaled by `factor`. With `twin`,
  * the defaults' kernel runs twice: how far its two medians differ is the

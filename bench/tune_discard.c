@@ -22,7 +22,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include "derive.h"
+#include "map.h"
+#include "opts.h"
+#include "stats.h"
+#include "table.h"
 #include "tune.h"
+#include "zero.h"
 #include "discard.h"
 #include "testhooks.h"
 

@@ -12,6 +12,9 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "derive.h"
+#include "opts.h"
+#include "table.h"
 #include "tune.h"
 #include "testhooks.h"
 

@@ -20,7 +20,14 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "clearbench.h"
+#include "map.h"
+#include "opts.h"
+#include "plot.h"
+#include "scenarios.h"
+#include "stats.h"
+#include "table.h"
+#include "targets.h"
+#include "zero.h"
 
 #define MIB ((size_t)1 << 20)
 #define NZ BZ_NCONTENDERS
