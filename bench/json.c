@@ -210,15 +210,8 @@ struct json *json_read_file(const char *path, char *err, size_t errlen)
 	return v;
 }
 
-void json_free(struct json *v)
-{
-	if (v) {
-		json_free_inner(v);
-		free(v);
-	}
-}
 
-void json_free_inner(struct json *v)
+static void json_free_inner(struct json *v)
 {
 	for (size_t i = 0; i < v->n; i++) {
 		free(v->keys[i]);
@@ -227,6 +220,14 @@ void json_free_inner(struct json *v)
 	free(v->keys);
 	free(v->items);
 	free(v->str);
+}
+
+void json_free(struct json *v)
+{
+	if (v) {
+		json_free_inner(v);
+		free(v);
+	}
 }
 
 const struct json *json_get(const struct json *obj, const char *key)

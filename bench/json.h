@@ -19,7 +19,6 @@ struct json {
 /* The file's value, or NULL with a reason in err. */
 struct json *json_read_file(const char *path, char *err, size_t errlen);
 void json_free(struct json *v);
-void json_free_inner(struct json *v);
 /* A member of an object, or NULL. */
 const struct json *json_get(const struct json *obj, const char *key);
 /* The string, or NULL when v is not one. */

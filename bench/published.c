@@ -58,9 +58,3 @@ size_t bench_published_for(const char *scenario, const struct bench_published **
 	*out = NULL;
 	return 0;
 }
-
-const char *bench_published_source(const struct bench_published *p, char *buf, size_t len)
-{
-	snprintf(buf, len, "\"%s\" (%s; %s)", p->thread, p->author, p->host);
-	return buf;
-}

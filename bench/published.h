@@ -17,7 +17,5 @@ struct bench_published {
 };
 /* The published tables of a scenario, or 0. */
 size_t bench_published_for(const char *scenario, const struct bench_published **out);
-/* One line naming a table's source: "THREAD (AUTHOR; HOST)". */
-const char *bench_published_source(const struct bench_published *p, char *buf, size_t len);
 
 #endif

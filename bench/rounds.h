@@ -28,14 +28,10 @@ struct bench_rounds bench_rounds_for_kind(const struct bench_opts *opts, size_t 
  * per pass. Hot passes walk buf's slots from *slot on. */
 double bench_time_passes(const struct bench_contender *c, void *buf, size_t bytes,
 			 const struct bench_rounds *cfg, size_t *slot);
-/* Each round visits the contenders in a fresh random order; each visit is
- * `warmup` untimed passes, then `reps` timed passes. samples[c * rounds + r]
- * is seconds per pass (and cfg->place, where given, the order). With a span,
- * each pass clears the next slot of it. */
-void bench_run_rounds(const struct bench_contender *c, size_t n, void *buf, size_t bytes,
-		      const struct bench_rounds *cfg, uint64_t *rng, double *samples);
-/* bench_run_rounds into a new array (the caller frees it), with a random
- * order that carries on from call to call. */
+/* Each round visits the contenders in a fresh random order (carried on from
+ * call to call), each visit as bench_time_passes; samples[c * rounds + r]:
+ * seconds per pass (cfg->place, where given: the order), in a new array the
+ * caller frees. */
 double *bench_sample(const struct bench_contender *c, size_t n, void *buf, size_t bytes,
 		     const struct bench_rounds *cfg);
 

@@ -125,7 +125,7 @@ void bench_table_free(struct bench_table *t)
 	}
 }
 
-struct bench_table *bench_table_clone(const struct bench_table *t)
+static struct bench_table *bench_table_clone(const struct bench_table *t)
 {
 	struct bench_table *c = xrealloc(NULL, sizeof(*c));
 	*c = *t;
@@ -235,7 +235,7 @@ static void write_csv(FILE *f, const struct bench_table *t)
 	}
 }
 
-const char *bench_csv_path(const char *path, const struct bench_table *t, size_t i,
+static const char *bench_csv_path(const char *path, const struct bench_table *t, size_t i,
 			   char *buf, size_t len)
 {
 	/* --csv NAME.csv or NAME: the first data table in NAME.csv, the others in

@@ -36,7 +36,6 @@ void bench_table_print(const struct bench_table *t);
  * '"', gnuplot strings with '\''). */
 void bench_put_quoted(FILE *f, const char *s, char quote);
 void bench_table_free(struct bench_table *t);
-struct bench_table *bench_table_clone(const struct bench_table *t);
 /* The CSV file of a second or later data table is --csv's NAME-<suffix>.csv. */
 void bench_table_csv_suffix(struct bench_table *t, const char *suffix);
 /* Column index by name, or ncols. */
@@ -48,9 +47,6 @@ int bench_write_outputs(const struct bench_opts *opts, const char *scenario,
 			struct bench_table *const *tables, size_t ntables);
 /* Before the run: can every output of opts be written? 0, or 2 after one line. */
 int bench_check_outputs(const struct bench_opts *opts);
-/* The CSV path of the i-th data table for --csv `path` (buf of len). */
-const char *bench_csv_path(const char *path, const struct bench_table *t, size_t i,
-			   char *buf, size_t len);
 /* report: keep a copy of every table and note bench_write_outputs sees. */
 struct bench_capture {
 	struct bench_table *tables[16];

@@ -38,7 +38,7 @@ const struct bench_zero_contender bench_zero_contenders[BZ_NCONTENDERS] = {
 	{ "discard", CP_ZERO_MAY_DISCARD },
 };
 static const struct bench_zero_contender *const zc = bench_zero_contenders;
-const char *const bench_zero_use_names[BZ_NUSES] = { "call", "call+write", "call+10%" };
+static const char *const bench_zero_use_names[BZ_NUSES] = { "call", "call+write", "call+10%" };
 static const char *const *const use_names = bench_zero_use_names;
 
 static const size_t default_sizes[] = { 2 * MIB, 8 * MIB, 32 * MIB, 128 * MIB, 512 * MIB,

@@ -12,7 +12,6 @@ enum bench_zero_use { BZ_CALL, BZ_WRITE, BZ_TENTH, BZ_NUSES };
 struct bench_zero_contender { const char *name; unsigned flags; };
 /* auto (no flags), temporal (HOT), nontemporal (COLD): stores; then discard (MAY_DISCARD). */
 extern const struct bench_zero_contender bench_zero_contenders[BZ_NCONTENDERS];
-extern const char *const bench_zero_use_names[BZ_NUSES];   /* "call", "call+write", ... */
 struct bench_zero_try {
 	double seconds;
 	size_t discarded;          /* bytes cp_zero_ex handed back */
