@@ -29,7 +29,7 @@
 #include "stats.h"
 #include "table.h"
 #include "tune.h"
-#include "zero.h"
+#include "zero_rounds.h"
 
 #define WRITE_FACTOR 1.15          /* the rule for a caller writing it all */
 #define TOP_BYTES ((size_t)128 << 20)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* cp_zero on a filled extent (zero.c): the zero scenario and tune's discard_from. */
-#ifndef CLEARBENCH_ZERO_H
-#define CLEARBENCH_ZERO_H
+/* cp_zero on a filled extent (zero_rounds.c): the contenders and rounds of the
+ * zero scenario and of tune's discard_from. */
+#ifndef CLEARBENCH_ZERO_ROUNDS_H
+#define CLEARBENCH_ZERO_ROUNDS_H
 
 #include <stddef.h>
 #include <stdint.h>
