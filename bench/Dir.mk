@@ -26,8 +26,19 @@ BENCH_ARGS ?=
 endif
 REPORT_ARGS ?=
 
-$(BENCH_BIN): $(BENCH_SRCS) $(wildcard bench/*.h) bench/scenarios.def $(LIB_A) | $(BENCH_DIR)
-	$(CC) $(CP_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(BENCH_CROSS_FLAGS) -Ibench $(LDFLAGS) -o $@ $(BENCH_SRCS) \
+# One object per module (tests/check-graph.sh reads their symbols: bench's
+# modules reference each other one way only); -MMD: each depends on the
+# headers it includes.
+BENCH_OBJ  := $(BENCH_DIR)/obj
+BENCH_OBJS := $(patsubst bench/%.c,$(BENCH_OBJ)/%.o,$(BENCH_SRCS))
+$(BENCH_OBJ)/%.o: bench/%.c | $(BENCH_OBJ)
+	$(CC) $(CP_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(BENCH_CROSS_FLAGS) -Ibench -MMD -MP -c $< -o $@
+-include $(wildcard $(BENCH_OBJ)/*.d)
+$(BENCH_OBJ):
+	mkdir -p $@
+
+$(BENCH_BIN): $(BENCH_OBJS) $(LIB_A) | $(BENCH_DIR)
+	$(CC) $(CP_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(BENCH_CROSS_FLAGS) $(LDFLAGS) -o $@ $(BENCH_OBJS) \
 	    $(LIB_A) -lpthread -lm
 
 .PHONY: bench bench-bin bench-report bench-libc test-bench-smoke test-report

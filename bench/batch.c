@@ -11,7 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "clearbench.h"
+#include "contenders.h"
+#include "map.h"
+#include "opts.h"
+#include "perf.h"
+#include "plot.h"
+#include "rounds.h"
+#include "scenarios.h"
+#include "stats.h"
+#include "table.h"
 
 #define MIB ((size_t)1 << 20)
 

@@ -21,9 +21,15 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include "clearbench.h"
 #include "calloc.h"
+#include "contenders.h"
 #include "introspect.h"
+#include "map.h"
+#include "opts.h"
+#include "plot.h"
+#include "scenarios.h"
+#include "stats.h"
+#include "table.h"
 
 #define LIBS_ENV     "CLEARBENCH_MIMALLOC"
 #define NMODES       4             /* fresh, reused, written, cold; the churn row uses mode 0 */

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "clearbench.h"
 #include "calloc.h"
 
 extern char **environ;

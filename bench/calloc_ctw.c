@@ -4,8 +4,12 @@
  * caller writes next should pick), and the ratio cells both tables use.
  */
 #include <string.h>
-#include "clearbench.h"
 #include "calloc.h"
+#include "contenders.h"
+#include "map.h"
+#include "opts.h"
+#include "stats.h"
+#include "table.h"
 
 /* The per-pair ratios num/den: median, and with `spread` their quartiles and min-max. */
 void calloc_ratio_cells(struct bench_table *t, const double *num, const double *den, size_t n,

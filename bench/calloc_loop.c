@@ -15,8 +15,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include "clearbench.h"
 #include "calloc.h"
+#include "opts.h"
+#include "stats.h"
+#include "table.h"
 
 #define LOOP_MODES 2
 #define LOOP_ARENA_EXTRA ((size_t)256 << 20)

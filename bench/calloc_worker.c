@@ -7,8 +7,10 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include "clearbench.h"
 #include "calloc.h"
+#include "contenders.h"
+#include "stats.h"
+#include "targets.h"
 
 static void touch_pages(unsigned char *p, size_t bytes)
 {

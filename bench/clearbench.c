@@ -12,8 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "clearbench.h"
+#include "contenders.h"
+#include "header.h"
 #include "introspect.h"
+#include "opts.h"
+#include "scenarios.h"
+#include "sweep.h"
+#include "table.h"
+#include "targets.h"
+#include "tune.h"
 
 static const struct scenario {
 	const char *name;

@@ -9,8 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "clearbench.h"
 #include "json.h"
+#include "opts.h"
+#include "plot.h"
+#include "scenarios.h"
+#include "table.h"
 
 /* Which columns name a row and which hold its figures, per table; a table
  * not listed: its text columns name the row, its numbers are the figures.

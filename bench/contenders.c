@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* What the scenarios measure (kernels, the dispatcher, memset) and the memory
- * they measure it on. */
+/* What the scenarios measure: kernels, the dispatcher, memset. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdint.h>
@@ -13,9 +12,10 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "clearbench.h"
-
-#define HUGE_2M ((size_t)2 << 20)
+#include "contenders.h"
+#include "map.h"
+#include "opts.h"
+#include "rounds.h"
 
 /* Through a volatile pointer: the compiler may not turn a memset whose result
  * it never sees into nothing. */
@@ -107,32 +107,7 @@ size_t bench_contenders(const struct bench_opts *opts, int with_baselines,
 	return n;
 }
 
-void *bench_map(size_t bytes)
-{
-	size_t len = bytes + HUGE_2M;
-	char *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (map == MAP_FAILED) {
-		fprintf(stderr, "clearbench: mmap of %zu bytes failed: %s\n", len, strerror(errno));
-		return NULL;
-	}
-	/* Keep the 2 MiB-aligned part only, so munmap needs no bookkeeping. */
-	char *buf = (char *)(((uintptr_t)map + HUGE_2M - 1) & ~(uintptr_t)(HUGE_2M - 1));
-	if (buf > map)
-		munmap(map, (size_t)(buf - map));
-	size_t tail = (size_t)(map + len - (buf + bytes));
-	if (tail)
-		munmap(buf + bytes, tail);
-	/* Huge pages keep TLB misses out of the comparison; without THP it still runs. */
-	madvise(buf, bytes, MADV_HUGEPAGE);
-	memset(buf, 0x5a, bytes);
-	return buf;
-}
 
-void bench_unmap(void *buf, size_t bytes)
-{
-	if (buf)
-		munmap(buf, bytes);
-}
 
 /*
  * The memset of a second libc. The helper is this program re-executed by that

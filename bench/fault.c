@@ -23,8 +23,13 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "clearbench.h"
 #include "introspect.h"
+#include "map.h"
+#include "opts.h"
+#include "plot.h"
+#include "scenarios.h"
+#include "stats.h"
+#include "table.h"
 
 #define HUGE_2M ((size_t)2 << 20)
 #define MIB ((size_t)1 << 20)

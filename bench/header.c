@@ -11,8 +11,12 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
-#include "clearbench.h"
+#include "contenders.h"
+#include "header.h"
 #include "introspect.h"
+#include "json.h"
+#include "opts.h"
+#include "stats.h"
 
 #define GIB_PAGES (((size_t)1 << 30) / CP_PAGE_SIZE)
 

@@ -3,10 +3,12 @@
  * The library internals clearbench reads or changes (see introspect.h); every
  * other bench file keeps to include/clearpages.h.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include "introspect.h"
+#include "discard.h"
 #include "testhooks.h"
 
 /* Feature tokens as CLEARPAGES_DISABLE spells them, this build's arch only. */
@@ -65,6 +67,71 @@ const struct cp_kernel *bench_uncached_kernel(size_t npages)
 	return cp__bands_pick(&cp__state()->policy.uncached, npages ? npages : 1);
 }
 
+const struct cp_kernel *bench_any_kernel(size_t npages)
+{
+	return cp__bands_pick(&cp__state()->policy.any, npages ? npages : 1);
+}
+
+_Static_assert(CP__MAX_BANDS <= BENCH_POLICY_MAX_BANDS, "every band fits");
+
+size_t bench_policy_bands(int uncached, size_t *from_pages, const struct cp_kernel **kernel)
+{
+	const struct cp__policy *p = &cp__state()->policy;
+	const struct cp__bands *b = uncached ? &p->uncached : &p->any;
+	size_t n = 0;
+	for (unsigned i = 0; i < CP__MAX_BANDS; i++)
+		if (b->band[i].from_pages != CP__BAND_UNUSED) {
+			from_pages[n] = b->band[i].from_pages;
+			kernel[n++] = b->band[i].kernel;
+		}
+	return n;
+}
+
+void bench_profile_cpu_line(char *buf, size_t len, const char **brand)
+{
+	struct cp__profile_cpu pc;
+	cp__profile_cpu_of(&cp__state()->cpu, &pc);
+	cp__profile_cpu_describe(&pc, buf, len);
+	*brand = cp__state()->cpu.model;
+}
+
+static struct cp__policy profile_policy;
+
+int bench_profile_read(const char *text, size_t len, size_t *discard_from_pages)
+{
+	struct cp__profile p;
+	struct cp__profile_error err;
+	const struct cp__state *s = cp__state();
+	if (cp__profile_parse(text, len, &s->kernels, &p, &err)) {
+		fprintf(stderr, "clearbench: tune wrote a profile the library refuses (line %u: "
+			"%s%s%s)\n", err.line, err.why, err.detail[0] ? ": " : "", err.detail);
+		return 1;
+	}
+	if (!cp__profile_cpu_matches(&p, &s->cpu)) {
+		fprintf(stderr, "clearbench: tune wrote a profile for another CPU\n");
+		return 1;
+	}
+	cp__policy_with_profile(s, &p, &profile_policy);
+	_Static_assert(CP__BAND_UNUSED == SIZE_MAX, "none is SIZE_MAX");
+	*discard_from_pages = profile_policy.discard_from_pages;
+	return 0;
+}
+
+const struct cp_kernel *bench_profile_uncached(size_t npages)
+{
+	return cp__bands_pick(&profile_policy.uncached, npages);
+}
+
+const char *bench_system_profile_path(void)
+{
+	return cp__system_profile_path;
+}
+
+size_t bench_discard_unit(void)
+{
+	return cp__discard_unit();
+}
+
 unsigned bench_cached_min_mbps(void)
 {
 	return cp__state()->policy.cached_min_mbps;
@@ -109,16 +176,32 @@ unsigned long long bench_time_chunk(const struct cp_kernel *k, void *p, size_t p
 }
 
 static struct cp__policy saved_policy;
-static const char *saved_source;
+static char saved_source[256];
 static int policy_saved;
 
-void bench_policy_nt_from(size_t pages)
+/* The policy in force, kept for bench_policy_restore (once). */
+static void policy_save(void)
 {
 	if (!policy_saved) {
 		saved_policy = cp__state()->policy;
-		saved_source = cp_policy_source();
+		snprintf(saved_source, sizeof(saved_source), "%s", cp_policy_source());
 		policy_saved = 1;
 	}
+}
+
+int bench_policy_discard_all(void)
+{
+	policy_save();
+	struct cp__policy p = saved_policy;
+	p.discard_from_pages = 1;
+	if (cp__policy_publish(&p, "tune: discard_from 4k"))
+		return policy_saved = 0, -1;
+	return 0;
+}
+
+void bench_policy_nt_from(size_t pages)
+{
+	policy_save();
 	/* two bands: the hot kernel below `pages`, the cold one from there */
 	struct cp__policy low = saved_policy;
 	const struct cp__band rows[] = {
@@ -129,11 +212,11 @@ void bench_policy_nt_from(size_t pages)
 	cp__policy_publish(&low, "clearbench fault: mixed");
 }
 
-void bench_policy_restore(void)
+int bench_policy_restore(void)
 {
-	if (policy_saved)
-		cp__policy_publish(&saved_policy, saved_source);
+	int rc = policy_saved ? cp__policy_publish(&saved_policy, saved_source) : 0;
 	policy_saved = 0;
+	return rc ? -1 : 0;
 }
 
 size_t bench_parallel_min_share_pages(void)

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What clearbench needs from the library beyond its public contract, in one
- * place: introspect.c (and tune.c, for the profile parser and the cpu line)
- * are the only bench files that include testhooks.h, so a change of the
- * library's internals is adapted here and there only.
+ * place: introspect.c is the only bench file that includes the library's own
+ * headers (testhooks.h), so a change of its internals is adapted here only.
  */
 #ifndef CLEARBENCH_INTROSPECT_H
 #define CLEARBENCH_INTROSPECT_H
@@ -51,10 +50,35 @@ unsigned long long bench_counter_rate(void);
 size_t bench_chunk_pages(unsigned long long *hz);
 unsigned long long bench_time_chunk(const struct cp_kernel *k, void *p, size_t pages);
 
+/* The kernel cp_clear_pages() uses at npages whatever the memory (the any bands). */
+const struct cp_kernel *bench_any_kernel(size_t npages);
+/* The policy in force's bands, the any ones (uncached 0) or the uncached ones
+ * (1): where each starts (ascending, the first at 0) and its kernel; the count. */
+#define BENCH_POLICY_MAX_BANDS 16
+size_t bench_policy_bands(int uncached, size_t *from_pages, const struct cp_kernel **kernel);
+
+/* tune's profile: the cpu line as the library's parser reads it (x86: vendor,
+ * display family and model, brand; arm64: MIDR implementer and part) and the
+ * brand; the profile text read by the library's own parser, for this CPU, with
+ * this process's overrides: 0 and the policy made of it kept for
+ * bench_profile_uncached, its discard_from in *discard_from_pages (SIZE_MAX:
+ * none), or 1 after a message; the system profile's path. */
+void bench_profile_cpu_line(char *buf, size_t len, const char **brand);
+int bench_profile_read(const char *text, size_t len, size_t *discard_from_pages);
+const struct cp_kernel *bench_profile_uncached(size_t npages);
+const char *bench_system_profile_path(void);
+
+/* tune's discard threshold: the extent cp_zero(CP_ZERO_MAY_DISCARD) hands back
+ * as a whole (THP's 2 MiB where it is on), and the policy in force published
+ * with discard_from one page (every extent discards; 0, or -1: nothing
+ * changed), until bench_policy_restore. */
+size_t bench_discard_unit(void);
+int bench_policy_discard_all(void);
+
 /* Fault's mixed rows: lower the non-temporal crossover to `pages` (every band
  * above it non-temporal), then put the policy back as it was. */
 void bench_policy_nt_from(size_t pages);
-void bench_policy_restore(void);
+int bench_policy_restore(void);   /* after either: 0, or -1 (publish refused) */
 
 /* Parallel: the smallest share cp_clear_pages_parallel() splits into, and the
  * same call with another smallest share (the threshold table). */

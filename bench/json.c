@@ -1,11 +1,27 @@
 /* SPDX-License-Identifier: MIT */
-/* A small JSON reader for clearbench's own output files (compare): objects,
- * arrays, strings, numbers, true/false/null; depth-limited; errors say where. */
+/* JSON: string literals written (table.c, header.c); a small reader for
+ * clearbench's own output files (compare): objects, arrays, strings, numbers,
+ * true/false/null; depth-limited; errors say where. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "json.h"
+
+void bench_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
 
 struct parser {
 	const char *p, *start;
@@ -194,15 +210,8 @@ struct json *json_read_file(const char *path, char *err, size_t errlen)
 	return v;
 }
 
-void json_free(struct json *v)
-{
-	if (v) {
-		json_free_inner(v);
-		free(v);
-	}
-}
 
-void json_free_inner(struct json *v)
+static void json_free_inner(struct json *v)
 {
 	for (size_t i = 0; i < v->n; i++) {
 		free(v->keys[i]);
@@ -211,6 +220,14 @@ void json_free_inner(struct json *v)
 	free(v->keys);
 	free(v->items);
 	free(v->str);
+}
+
+void json_free(struct json *v)
+{
+	if (v) {
+		json_free_inner(v);
+		free(v);
+	}
 }
 
 const struct json *json_get(const struct json *obj, const char *key)

@@ -9,7 +9,14 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "clearbench.h"
+#include "contenders.h"
+#include "map.h"
+#include "opts.h"
+#include "plot.h"
+#include "rounds.h"
+#include "scenarios.h"
+#include "stats.h"
+#include "table.h"
 
 #define HUGE_2M ((size_t)2 << 20)
 #define MIB ((size_t)1 << 20)

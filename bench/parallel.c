@@ -11,8 +11,15 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include "clearbench.h"
+#include "contenders.h"
 #include "introspect.h"
+#include "map.h"
+#include "opts.h"
+#include "plot.h"
+#include "rounds.h"
+#include "scenarios.h"
+#include "stats.h"
+#include "table.h"
 
 #define MAX_CONTENDERS 64
 

@@ -9,7 +9,8 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include "clearbench.h"
+#include "contenders.h"
+#include "perf.h"
 
 int bench_l1d_loads_open(void)
 {

@@ -11,8 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include "clearbench.h"
+#include "header.h"
 #include "introspect.h"
+#include "opts.h"
+#include "plot.h"
+#include "stats.h"
+#include "table.h"
 
 /* Distinct colours; with 15 point types beside them no two of the first 240
  * series look alike. */

@@ -6,7 +6,7 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "clearbench.h"
+#include "published.h"
 
 static const struct bench_published published[] = {
 	{ "batch", "[PATCH v10 7/8] mm, folio_zero_user: support clearing page ranges",
@@ -57,10 +57,4 @@ size_t bench_published_for(const char *scenario, const struct bench_published **
 		}
 	*out = NULL;
 	return 0;
-}
-
-const char *bench_published_source(const struct bench_published *p, char *buf, size_t len)
-{
-	snprintf(buf, len, "\"%s\" (%s; %s)", p->thread, p->author, p->host);
-	return buf;
 }

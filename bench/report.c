@@ -13,7 +13,14 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "clearbench.h"
+#include "header.h"
+#include "json.h"
+#include "opts.h"
+#include "report.h"
+#include "scenarios.h"
+#include "stats.h"
+#include "table.h"
+#include "tune.h"
 
 static const struct {
 	const char *name;

@@ -12,7 +12,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include "clearbench.h"
+#include "header.h"
+#include "opts.h"
+#include "plot.h"
+#include "published.h"
+#include "report.h"
+#include "table.h"
+#include "targets.h"
 
 static const struct { const char *scenario, *title, *what; } about[] = {
 	{ "sweep", "Sweep: every kernel, auto and memset, 4 KiB to 1 GiB, hot, cold and in use",

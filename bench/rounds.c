@@ -6,7 +6,11 @@
  * with untimed warm-up passes; scenarios report medians over rounds.
  */
 #include <stdlib.h>
-#include "clearbench.h"
+#include "contenders.h"
+#include "opts.h"
+#include "rounds.h"
+#include "stats.h"
+#include "targets.h"
 
 #define SMALL_SAMPLE_BYTES ((size_t)4 << 20)   /* short extents repeat up to this */
 
@@ -82,8 +86,12 @@ double bench_time_passes(const struct bench_contender *c, void *buf, size_t byte
 	return (bench_now() - t0) / (double)cfg->reps;
 }
 
-void bench_run_rounds(const struct bench_contender *c, size_t n, void *buf, size_t bytes,
-		      const struct bench_rounds *cfg, uint64_t *rng, double *samples)
+/* Each round visits the contenders in a fresh random order; each visit is
+ * `warmup` untimed passes, then `reps` timed passes. samples[c * rounds + r]
+ * is seconds per pass (and cfg->place, where given, the order). With a span,
+ * each pass clears the next slot of it. */
+static void bench_run_rounds(const struct bench_contender *c, size_t n, void *buf,
+			     size_t bytes, const struct bench_rounds *cfg, uint64_t *rng, double *samples)
 {
 	size_t *order = malloc(n * sizeof(*order));
 	if (!order)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "clearbench.h"
+#include "stats.h"
 
 static double clock_seconds(clockid_t clock)
 {

@@ -14,9 +14,16 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "clearbench.h"
+#include "contenders.h"
 #include "introspect.h"
+#include "map.h"
+#include "opts.h"
+#include "rounds.h"
+#include "scenarios.h"
+#include "stats.h"
 #include "sweep.h"
+#include "table.h"
+#include "targets.h"
 
 /* Hot: every power of two from 4 KiB to 1 GiB (--quick: every fourth one to
  * 256 MiB); cold and use: every fourth one to 1 GiB, the same for --quick. */

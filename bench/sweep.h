@@ -4,7 +4,14 @@
 #define CLEARBENCH_SWEEP_H
 
 #include <stdio.h>
-#include "clearbench.h"
+#include "contenders.h"
+#include "opts.h"
+#include "table.h"
+#include "targets.h"
+
+/* A --pool too small for two slots of the largest cold or use extent: one
+ * line, 2 (before anything runs); else 0 (clearbench.c and sweep ask). */
+int bench_check_pool(const struct bench_opts *opts, unsigned targets);
 
 #define SWEEP_NCONT (BENCH_MAX_KERNELS + 5)
 

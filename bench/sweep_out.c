@@ -9,9 +9,15 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "clearbench.h"
+#include "contenders.h"
+#include "header.h"
 #include "introspect.h"
+#include "opts.h"
+#include "plot.h"
+#include "stats.h"
 #include "sweep.h"
+#include "table.h"
+#include "targets.h"
 
 static const char *const kind_about[BK_NKINDS] = {
 	"one buffer cleared again and again",

@@ -11,7 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "clearbench.h"
+#include "header.h"
+#include "json.h"
+#include "opts.h"
+#include "table.h"
 
 #define MAX_NOTES 64
 static char *notes[MAX_NOTES];   /* whole lines, however long */
@@ -122,7 +125,7 @@ void bench_table_free(struct bench_table *t)
 	}
 }
 
-struct bench_table *bench_table_clone(const struct bench_table *t)
+static struct bench_table *bench_table_clone(const struct bench_table *t)
 {
 	struct bench_table *c = xrealloc(NULL, sizeof(*c));
 	*c = *t;
@@ -232,7 +235,7 @@ static void write_csv(FILE *f, const struct bench_table *t)
 	}
 }
 
-const char *bench_csv_path(const char *path, const struct bench_table *t, size_t i,
+static const char *bench_csv_path(const char *path, const struct bench_table *t, size_t i,
 			   char *buf, size_t len)
 {
 	/* --csv NAME.csv or NAME: the first data table in NAME.csv, the others in
@@ -248,20 +251,6 @@ const char *bench_csv_path(const char *path, const struct bench_table *t, size_t
 	return buf;
 }
 
-void bench_json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
 
 static const struct bench_opts *json_opts;
 

@@ -11,7 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include "clearbench.h"
+#include "map.h"
+#include "opts.h"
+#include "stats.h"
+#include "targets.h"
 
 #ifndef MADV_COLLAPSE
 #define MADV_COLLAPSE 25           /* Linux 6.1; glibc 2.36's headers lack it */
@@ -45,18 +48,6 @@ int bench_parse_targets(const char *list, unsigned *mask, char *bad, size_t badl
 	return 0;
 }
 
-size_t bench_mem_available(void)
-{
-	FILE *f = fopen("/proc/meminfo", "r");
-	char line[128];
-	unsigned long long kib = 0;
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return (size_t)kib << 10;
-}
 
 size_t bench_pool_size(const struct bench_opts *opts, size_t top, unsigned copies,
 		       char *why, size_t whylen)
@@ -155,17 +146,4 @@ void bench_write_lines(void *buf, size_t bytes)
 	/* volatile: the stores are the point, the compiler may not drop them */
 	for (size_t off = 0; off < bytes; off += 64)
 		*(volatile uint64_t *)((char *)buf + off) = off | 1;
-}
-
-long bench_thp_kib(void)
-{
-	FILE *f = fopen("/proc/self/smaps_rollup", "r");
-	char line[128];
-	long kib = -1;
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "AnonHugePages: %ld kB", &kib) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return kib;
 }

@@ -26,8 +26,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "contenders.h"
+#include "derive.h"
+#include "introspect.h"
+#include "map.h"
+#include "opts.h"
+#include "plot.h"
+#include "rounds.h"
+#include "scenarios.h"
+#include "stats.h"
+#include "table.h"
 #include "tune.h"
-#include "testhooks.h"
 
 #define BAND_COST 0.05       /* an extra band must gain 5 % at one measured extent */
 #define NOISE_FLOOR 0.01     /* differences under 1 % do not repeat between runs */
@@ -36,25 +45,6 @@
 _Static_assert(BENCH_MAX_SIZES <= DERIVE_MAX_SIZES && BENCH_MAX_KERNELS <= DERIVE_MAX_KERNELS,
 	       "the derivation holds every measured cell");
 
-/* Median and its ~95 % distribution-free interval (ranks n/2 -+ 0.98 sqrt n)
- * in GB/s from per-pass seconds: an interval that narrows with more rounds,
- * which a spread of the samples would not. */
-struct derive_cell tune_cell_of(const double *seconds, size_t n, size_t bytes)
-{
-	double s[1024];
-	size_t m = n < 1024 ? n : 1024;
-	memcpy(s, seconds, m * sizeof(*s));
-	for (size_t i = 1; i < m; i++)   /* insertion sort: a few dozen samples */
-		for (size_t j = i; j > 0 && s[j] < s[j - 1]; j--) {
-			double x = s[j]; s[j] = s[j - 1]; s[j - 1] = x;
-		}
-	double half = 0.98 * sqrt((double)m);
-	double lo_rank = floor((double)m / 2 - half), hi_rank = ceil((double)m / 2 + half);
-	size_t fast = lo_rank < 1 ? 0 : (size_t)lo_rank - 1;
-	size_t slow = hi_rank > (double)m ? m - 1 : (size_t)hi_rank - 1;
-	return (struct derive_cell){ bench_gbs(bytes, bench_median(s, m)),
-				     bench_gbs(bytes, s[slow]), bench_gbs(bytes, s[fast]) };
-}
 
 /* The kernels in `mask` at size i, rounds scaled by `factor`. With `twin`,
  * the defaults' kernel runs twice: how far its two medians differ is the
@@ -97,12 +87,18 @@ static int index_of(const struct tune *t, const struct cp_kernel *k)
 	return -1;
 }
 
+/* The defaults' kernel at npages: their uncached bands or their any bands. */
+static const struct cp_kernel *default_pick(int uncached, size_t npages)
+{
+	return uncached ? bench_uncached_kernel(npages) : bench_any_kernel(npages);
+}
+
 /* derive.c starts a band at the measured size where its kernel is first
  * picked. Where that switch is the defaults' own (the defaults' kernel on both
- * sides), the extents between the two sizes follow the defaults (d) too: the
- * boundary moves down to where the defaults switch. */
+ * sides), the extents between the two sizes follow the defaults (their uncached
+ * or any bands) too: the boundary moves down to where the defaults switch. */
 static void follow_default_boundaries(const struct tune *t, const struct derive_input *in,
-				      const struct cp__bands *d, struct derive_result *r)
+				      int uncached, struct derive_result *r)
 {
 	for (size_t b = 1, i = 1; b < r->nbands; b++) {
 		while (in->pages[i] != r->band[b].from_pages)
@@ -111,7 +107,7 @@ static void follow_default_boundaries(const struct tune *t, const struct derive_
 		if (before != in->default_kernel[i - 1] || after != in->default_kernel[i])
 			continue;
 		size_t p = in->pages[i];
-		while (p - 1 > in->pages[i - 1] && cp__bands_pick(d, p - 1) == t->k[after])
+		while (p - 1 > in->pages[i - 1] && default_pick(uncached, p - 1) == t->k[after])
 			p--;
 		r->band[b].from_pages = p;
 	}
@@ -119,16 +115,16 @@ static void follow_default_boundaries(const struct tune *t, const struct derive_
 
 /* Above the largest measured size nothing was measured: the defaults' own
  * boundaries beyond it are kept (what lies between keeps the top size's pick). */
-static void keep_default_bands_above(const struct tune *t, const struct cp__bands *d,
-				     struct derive_result *r)
+static void keep_default_bands_above(const struct tune *t, int uncached, struct derive_result *r)
 {
-	size_t top = t->in.pages[t->in.nsizes - 1];
-	for (unsigned b = 1; b < CP__MAX_BANDS && r->nbands < DERIVE_MAX_BANDS; b++) {
-		int k = index_of(t, d->band[b].kernel);
-		if (d->band[b].from_pages == CP__BAND_UNUSED || d->band[b].from_pages <= top ||
-		    k < 0 || k == r->band[r->nbands - 1].kernel)
+	size_t top = t->in.pages[t->in.nsizes - 1], from[BENCH_POLICY_MAX_BANDS];
+	const struct cp_kernel *kernel[BENCH_POLICY_MAX_BANDS];
+	size_t n = bench_policy_bands(uncached, from, kernel);
+	for (size_t b = 1; b < n && r->nbands < DERIVE_MAX_BANDS; b++) {
+		int k = index_of(t, kernel[b]);
+		if (from[b] <= top || k < 0 || k == r->band[r->nbands - 1].kernel)
 			continue;
-		r->band[r->nbands].from_pages = d->band[b].from_pages;
+		r->band[r->nbands].from_pages = from[b];
 		r->band[r->nbands++].kernel = k;
 	}
 }
@@ -147,8 +143,8 @@ static int fit_uncached(const struct tune *t, const struct tune_targets *m,
 	snprintf(comment + l, len - l, "# uncached_band: fitted to every kernel on use targets "
 		 "(memory not cached, cleared, then one\n# write per 64-byte line): "
 		 "cp_clear_pages on such memory serves a caller who fills it\n");
-	follow_default_boundaries(t, &in, &cp__state()->policy.uncached, r);
-	keep_default_bands_above(t, &cp__state()->policy.uncached, r);
+	follow_default_boundaries(t, &in, 1, r);
+	keep_default_bands_above(t, 1, r);
 	return 0;
 }
 
@@ -172,8 +168,8 @@ static int fit(const struct bench_opts *opts, void *buf, struct tune *t, struct 
 		}
 	if (derive_bands(&t->in, r))
 		return -1;
-	follow_default_boundaries(t, &t->in, &cp__state()->policy.any, r);
-	keep_default_bands_above(t, &cp__state()->policy.any, r);
+	follow_default_boundaries(t, &t->in, 0, r);
+	keep_default_bands_above(t, 0, r);
 	return 0;
 }
 
@@ -273,8 +269,7 @@ static void setup(const struct bench_opts *opts, struct tune *t)
 	}
 	for (size_t i = 0; i < t->in.nsizes; i++) {
 		t->in.default_kernel[i] = index_of(t, cp_kernel_for(t->in.pages[i]));
-		t->default_uncached[i] = index_of(t, cp__bands_pick(&cp__state()->policy.uncached,
-								    t->in.pages[i]));
+		t->default_uncached[i] = index_of(t, bench_uncached_kernel(t->in.pages[i]));
 	}
 	t->in.max_bands = DERIVE_MAX_BANDS;
 	t->in.band_cost = BAND_COST;

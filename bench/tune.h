@@ -9,8 +9,10 @@
 #ifndef CLEARBENCH_TUNE_H
 #define CLEARBENCH_TUNE_H
 
-#include "clearbench.h"
 #include "derive.h"
+#include "opts.h"
+#include "table.h"
+#include "targets.h"
 
 #define TUNE_REMEASURE_FACTOR 3   /* rounds for an uncertain decision, times the first pass */
 

@@ -12,8 +12,12 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "tune.h"
 #include "introspect.h"
+#include "map.h"
+#include "opts.h"
+#include "stats.h"
+#include "targets.h"
+#include "tune.h"
 
 #define CHUNK_TRIES       201
 #define CHUNK_TRIES_QUICK 51

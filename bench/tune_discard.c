@@ -22,9 +22,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include "derive.h"
+#include "introspect.h"
+#include "map.h"
+#include "opts.h"
+#include "stats.h"
+#include "table.h"
 #include "tune.h"
-#include "discard.h"
-#include "testhooks.h"
+#include "zero_rounds.h"
 
 #define WRITE_FACTOR 1.15          /* the rule for a caller writing it all */
 #define TOP_BYTES ((size_t)128 << 20)
@@ -109,7 +114,7 @@ static int measure_backing(const struct bench_opts *opts, struct tune_discard *d
 int tune_discard_measure(const struct bench_opts *opts, struct tune_discard *d)
 {
 	memset(d, 0, sizeof(*d));
-	d->unit = cp__discard_unit();
+	d->unit = bench_discard_unit();
 	size_t top = opts->quick ? QUICK_TOP_BYTES : TOP_BYTES;
 	if (d->unit > top / 8) {
 		snprintf(d->why, sizeof(d->why), "the discard unit is %zu KiB, too large for "
@@ -127,12 +132,7 @@ int tune_discard_measure(const struct bench_opts *opts, struct tune_discard *d)
 	d->in.write_factor = WRITE_FACTOR;
 
 	/* discard at every extent: the policy in force with discard_from one page */
-	const struct cp__state *s = cp__state();
-	struct cp__policy p = s->policy;
-	char source[256];
-	snprintf(source, sizeof(source), "%s", s->source);
-	p.discard_from_pages = 1;
-	if (cp__policy_publish(&p, "tune: discard_from 4k")) {
+	if (bench_policy_discard_all()) {
 		snprintf(d->why, sizeof(d->why), "cannot publish a policy that discards");
 		return -1;
 	}
@@ -141,7 +141,7 @@ int tune_discard_measure(const struct bench_opts *opts, struct tune_discard *d)
 	for (int b = 0; b < DERIVE_NBACKINGS && !rc; b++)
 		if (d->in.backings >> b & 1)
 			rc = measure_backing(opts, d, b, &rng);
-	if (cp__policy_publish(&s->policy, source))
+	if (bench_policy_restore())
 		abort();   /* a second publish: well inside the cap */
 	if (rc)
 		return -1;

@@ -12,18 +12,11 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "derive.h"
+#include "introspect.h"
+#include "opts.h"
+#include "table.h"
 #include "tune.h"
-#include "testhooks.h"
-
-/* The cpu line as the library's parser reads it (x86: vendor, display family
- * and model, brand; arm64: MIDR implementer and part), and the brand. */
-static void cpu_line(char *buf, size_t len, const char **brand)
-{
-	struct cp__profile_cpu pc;
-	cp__profile_cpu_of(&cp__state()->cpu, &pc);
-	cp__profile_cpu_describe(&pc, buf, len);
-	*brand = cp__state()->cpu.model;
-}
 
 char *tune_profile_text(const struct tune *t, const struct derive_result *r,
 			const struct tune_v3 *v3, size_t *len)
@@ -32,7 +25,7 @@ char *tune_profile_text(const struct tune *t, const struct derive_result *r,
 	const char *brand;
 	time_t now = time(NULL);
 	strftime(date, sizeof(date), "%Y-%m-%d", gmtime(&now));
-	cpu_line(cpu, sizeof(cpu), &brand);
+	bench_profile_cpu_line(cpu, sizeof(cpu), &brand);
 	/* tune does not measure the parallel split (the parallel scenario does): left out */
 	struct derive_profile_id id = { date, t->k[0]->arch, cpu, brand, 0, 0,
 					v3->uncached, v3->cached_min_mbps, v3->comment,
@@ -49,29 +42,16 @@ char *tune_profile_text(const struct tune *t, const struct derive_result *r,
 int tune_library_accepts(const struct tune *t, const char *text, size_t len,
 			 size_t discard_from_pages, int *uncached)
 {
-	struct cp__profile p;
-	struct cp__profile_error err;
-	const struct cp__state *s = cp__state();
-	if (cp__profile_parse(text, len, &s->kernels, &p, &err)) {
-		fprintf(stderr, "clearbench: tune wrote a profile the library refuses (line %u: "
-			"%s%s%s)\n", err.line, err.why, err.detail[0] ? ": " : "", err.detail);
+	size_t discard_from;
+	if (bench_profile_read(text, len, &discard_from))
 		return 1;
-	}
-	if (!cp__profile_cpu_matches(&p, &s->cpu)) {
-		fprintf(stderr, "clearbench: tune wrote a profile for another CPU\n");
-		return 1;
-	}
-	/* the policy the library would make of it, with this process's overrides */
-	static struct cp__policy pol;
-	cp__policy_with_profile(s, &p, &pol);
-	if (discard_from_pages && pol.discard_from_pages != (discard_from_pages ==
-	    DERIVE_DISCARD_NONE ? CP__BAND_UNUSED : discard_from_pages)) {
+	if (discard_from_pages && discard_from != discard_from_pages) {
 		fprintf(stderr, "clearbench: the library reads tune's discard_from as %zu pages, "
-			"not %zu\n", pol.discard_from_pages, discard_from_pages);
+			"not %zu\n", discard_from, discard_from_pages);
 		return 1;
 	}
 	for (size_t i = 0; i < t->in.nsizes; i++) {
-		const struct cp_kernel *k = cp__bands_pick(&pol.uncached, t->in.pages[i]);
+		const struct cp_kernel *k = bench_profile_uncached(t->in.pages[i]);
 		uncached[i] = -1;
 		for (size_t j = 0; j < t->in.nkernels; j++)
 			if (t->k[j] == k)
@@ -116,7 +96,7 @@ int tune_check_targets(const struct bench_opts *opts)
 	}
 	if (opts->install && geteuid() != 0) {
 		fprintf(stderr, "clearbench: --install: needs root (the library loads %s only "
-			"when root owns it)\n", cp__system_profile_path);
+			"when root owns it)\n", bench_system_profile_path());
 		return 2;
 	}
 	return 0;
@@ -138,7 +118,7 @@ int tune_save(const struct bench_opts *opts, const char *text, size_t len, int p
 	} else if (opts->install) {
 		/* the folders up to it, as mkdir -p (SYSCONFDIR may be new) */
 		char dir[4096];
-		snprintf(dir, sizeof(dir), "%s", cp__system_profile_path);
+		snprintf(dir, sizeof(dir), "%s", bench_system_profile_path());
 		for (char *p = strchr(dir + 1, '/'); p; p = strchr(p + 1, '/')) {
 			*p = '\0';
 			if (mkdir(dir, 0755) && errno != EEXIST) {
@@ -148,11 +128,11 @@ int tune_save(const struct bench_opts *opts, const char *text, size_t len, int p
 			}
 			*p = '/';
 		}
-		rc |= write_atomic(cp__system_profile_path, text, len, 1);
+		rc |= write_atomic(bench_system_profile_path(), text, len, 1);
 		if (!rc)
 			bench_note("installed %s (root, 0644): processes started from now on use "
 				   "it; remove the file to go back to the defaults",
-				   cp__system_profile_path);
+				   bench_system_profile_path());
 	}
 	if (!opts->out_path && !opts->install && (passed || opts->force))
 		bench_note("profile printed above%s, not saved: --out FILE saves it, --install "

@@ -4,8 +4,33 @@
  * cell with its interval (what the derivation saw; tests/data holds some),
  * the note on re-measured extents, and the CSV files, one table each.
  */
+#include <math.h>
 #include <string.h>
+#include "derive.h"
+#include "opts.h"
+#include "stats.h"
+#include "table.h"
 #include "tune.h"
+
+/* Median and its ~95 % distribution-free interval (ranks n/2 -+ 0.98 sqrt n)
+ * in GB/s from per-pass seconds: an interval that narrows with more rounds,
+ * which a spread of the samples would not. */
+struct derive_cell tune_cell_of(const double *seconds, size_t n, size_t bytes)
+{
+	double s[1024];
+	size_t m = n < 1024 ? n : 1024;
+	memcpy(s, seconds, m * sizeof(*s));
+	for (size_t i = 1; i < m; i++)   /* insertion sort: a few dozen samples */
+		for (size_t j = i; j > 0 && s[j] < s[j - 1]; j--) {
+			double x = s[j]; s[j] = s[j - 1]; s[j - 1] = x;
+		}
+	double half = 0.98 * sqrt((double)m);
+	double lo_rank = floor((double)m / 2 - half), hi_rank = ceil((double)m / 2 + half);
+	size_t fast = lo_rank < 1 ? 0 : (size_t)lo_rank - 1;
+	size_t slow = hi_rank > (double)m ? m - 1 : (size_t)hi_rank - 1;
+	return (struct derive_cell){ bench_gbs(bytes, bench_median(s, m)),
+				     bench_gbs(bytes, s[slow]), bench_gbs(bytes, s[fast]) };
+}
 
 struct bench_table *tune_medians_table(const struct tune *t, const struct derive_result *r)
 {

@@ -15,6 +15,13 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include "contenders.h"
+#include "derive.h"
+#include "opts.h"
+#include "rounds.h"
+#include "stats.h"
+#include "table.h"
+#include "targets.h"
 #include "tune.h"
 
 int tune_targets_measure(const struct bench_opts *opts, const struct tune *t,

@@ -6,7 +6,14 @@
  * measured reverse at twice the forward time on an arm64 phone (prefetchers follow ascending streams) and one shot fastest of all.
  */
 #include <stdlib.h>
-#include "clearbench.h"
+#include "contenders.h"
+#include "map.h"
+#include "opts.h"
+#include "plot.h"
+#include "rounds.h"
+#include "scenarios.h"
+#include "stats.h"
+#include "table.h"
 
 #define MIB ((size_t)1 << 20)
 

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/* What gets measured (contenders.c): kernels, the dispatcher, memset, the
+ * second libc's memset in a helper process. */
+#ifndef CLEARBENCH_CONTENDERS_H
+#define CLEARBENCH_CONTENDERS_H
+
+#include <stddef.h>
+#include "clearpages.h"
+#include "opts.h"
+
+struct bench_rounds;
+struct bench_contender {
+	char name[24];
+	/* clear [buf, buf + bytes); bytes is a multiple of CP_PAGE_SIZE */
+	void (*clear)(const struct bench_contender *c, void *buf, size_t bytes);
+	/* Instead of clear: a contender that times itself elsewhere (memset under
+	 * another libc, in a helper process): seconds per pass, measured as
+	 * bench_time_passes does, on a hot buffer of its own (cfg's kind is hot). */
+	double (*timed)(const struct bench_contender *c, size_t bytes,
+			const struct bench_rounds *cfg);
+	const struct cp_kernel *kernel;    /* kernel contenders; NULL otherwise */
+	size_t batch_bytes;                /* calls of at most this; 0 = one call */
+	int descending;                    /* batches from the top address down */
+};
+/* The kernels of opts (in cp_kernels() order), then auto, memset and auto_page
+ * when `with_baselines`. Returns the count (at most BENCH_MAX_KERNELS + 3). */
+size_t bench_contenders(const struct bench_opts *opts, int with_baselines,
+			struct bench_contender *out);
+/* A contender calling kernel k (NULL: memset) on batches of at most batch_bytes
+ * (0: one call), in ascending or descending address order. */
+void bench_contender_batched(struct bench_contender *c, const struct cp_kernel *k,
+			     size_t batch_bytes, int descending);
+/* Debian 13's loader and library folder (bench/trixie-libc.sh), to run this binary under the
+ * other libc: 1 if there, 0 if not fetched or under emulation. */
+int bench_libc2_loader(const struct bench_opts *opts, char *loader, size_t loader_len,
+		       char *lib, size_t lib_len);
+/* The memset of a second libc (Debian 13's glibc, bench/trixie-libc.sh) in a
+ * helper process, timed the same way; 0 when that libc is not there. The
+ * name says which libc ("memset_2.41"). bench_libc_helper_main is the helper. */
+int bench_memset_other_libc(const struct bench_opts *opts, struct bench_contender *c);
+void bench_memset_other_libc_stop(void);
+const char *bench_libc_version(void);           /* this process's glibc: "2.36" */
+int bench_libc_helper_main(void);
+/* cp_clear_pages_cold(), named cold_call. */
+void bench_contender_cold_call(struct bench_contender *c);
+/* memset(0), which the compiler may not elide. */
+void bench_memset_zero(void *buf, size_t bytes);
+
+#endif
