@@ -119,7 +119,7 @@ size_t bench_contenders(const struct bench_opts *opts, int with_baselines,
 
 /* Hot targets only: on cold and use targets the helper's figures did not
  * match the same memset measured in this process (bench/results/
- * intel-family6-model167/NOTES.md), so sweep leaves the helper out there. */
+ * intel-family6-model167/README.md), so sweep leaves the helper out there. */
 struct libc_request { size_t bytes, span, warmup, reps; };
 
 static pid_t helper_pid;

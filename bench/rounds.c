@@ -24,7 +24,7 @@ struct bench_rounds bench_rounds_for(const struct bench_opts *opts, size_t bytes
 	 * evicted the buffer, rep stosb took 3 passes to run at its steady 28 GB/s
 	 * again here and cp_clear_pages 5 (its first chunks, warm from its own
 	 * last pass, say "cached" before the rest is: 23, 14, 8, 10, 20, 27 GB/s;
-	 * bench/results/intel-family6-model167/NOTES.md): 5 warm-up passes, so
+	 * bench/results/intel-family6-model167/README.md): 5 warm-up passes, so
 	 * every contender is timed in its steady state on a hot target. */
 	r.warmup = bytes >= 256 * mib ? 1 : bytes >= 2 * mib ? 5 : 2;
 	if (opts->quick) {

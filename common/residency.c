@@ -190,9 +190,9 @@ int cp__plan_run(const struct cp__plan *pl, void *addr, size_t npages)
 		(cached || pl->reused ? pl->kernel : pl->uncached)->clear(p, batch);
 		/* The chunks' lines stay cached in a target that is not, and the next
 		 * estimate of this range would time them, not the range (a pool of
-		 * cold blocks: 6-29 % of its estimates said "cached"). Cleared again
-		 * non-temporally, they leave; at the batch's end, when their own
-		 * stores are done (right after them, it cost 1-10 %). */
+		 * cold blocks). Cleared again non-temporally, they leave; at the
+		 * batch's end, when their own stores are done (right after them it
+		 * cost more: bench/results/amd-zen3/README.md). */
 		if (timed && !cached && !pl->reused && cp__is_nt(pl->uncached))
 			pl->uncached->clear(p - timed * chunk * CP_PAGE_SIZE, timed * chunk);
 		p += batch * CP_PAGE_SIZE;

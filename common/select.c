@@ -32,15 +32,12 @@
  * smallest); below it the temporal rows stay, and no time is spent telling.
  * Every source derives them so; a version 3 profile may name its own.
  * The residency threshold (cached_min_mbps): 16000 MB/s, where the built-in
- * profile gives none. On the Intel VM a 16 KiB temporal chunk ran at
- * 22-28 GB/s on an LLC-resident target and 7.9-9.5 on a cold one; 16 GB/s
- * is near their geometric mean (SPR and EMR, from their sweeps: 17 and 11.5).
+ * profile gives none: near the geometric mean of a 16 KiB temporal chunk's
+ * rate on an LLC-resident target and on a cold one, on the Intel VM
+ * (bench/results/intel-family6-model167/README.md).
  * Discard (cp_zero's CP_ZERO_MAY_DISCARD, discard_from): from 4 MiB, where
- * the builtin profile gives none. On the Intel VM madvise(MADV_DONTNEED) of
- * a filled private anonymous range against memset of it, best of 7: THP-backed,
- * the call won from 256 KiB (2 MiB: 6 against 46 us); on 4 KiB pages it lost
- * at 2 MiB (61 against 45 us) and won from 4 MiB (104 against 150). 4 MiB is
- * the smallest extent where it wins on both backings.
+ * the builtin profile gives none: the smallest extent where madvise beat
+ * stores on both THP and 4 KiB pages on the Intel VM (same record).
  * Then, for every source: cp_clear_pages_hot keeps the temporal rows (a
  * non-temporal band takes the temporal kernel before it), _cold the
  * non-temporal ones (a temporal band takes the non-temporal kernel after it);

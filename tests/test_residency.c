@@ -209,7 +209,7 @@ static void host_page(const char *who, const struct described *d, double hz,
 }
 
 /* The Zen 4 VM (TSC 2.596 GHz, builtin amd-zen4: 20000 MB/s), medians and
- * tails of 401 timed chunks (bench/results/amd-zen4/residency/): 16 KiB
+ * tails of 401 timed chunks (bench/results/amd-zen4/README.md): 16 KiB
  * chunks of a target just cleared took 390-546 ticks in L2, p90 1352 at
  * 16 MiB (LLC-resident), p10 3536 / p50 4264 / p90 5408 on the cold pool;
  * one page 130-286 cached to 4 MiB, 1248-2262 cold. At the streaming rates'
@@ -234,7 +234,7 @@ Test(residency, zen4_vm_chunk_timings)
 }
 
 /* The Zen 3 VM (TSC 2.445 GHz, builtin amd-zen3: 16000 MB/s), 401 timed
- * chunks each (bench/results/amd-zen3/residency/): 16 KiB chunks of a buffer
+ * chunks each (bench/results/amd-zen3/README.md): 16 KiB chunks of a buffer
  * of 16 KiB-8 MiB just cleared took p90 466-1078 ticks (at most 7 of 401 past
  * the limit at 16000-20000 MB/s, 2002-2503 ticks); a 16 MiB one (not held by
  * this VM's L3) p10 1837 / p50 2646-5096; cold slots p10 5047-5758 / p50
