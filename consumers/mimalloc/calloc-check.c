@@ -12,9 +12,11 @@
  * would prove nothing).
  */
 #define _DEFAULT_SOURCE
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 #include <mimalloc.h>
 
@@ -86,11 +88,28 @@ static int check_discard(size_t n, int expect_discard, int *reused)
 	return bad;
 }
 
+/* clearpages discards only where /proc/self/maps is procfs (issue 38): under
+ * qemu-user it is the emulator's own file, and every discard is stored. */
+static int maps_on_procfs(void)
+{
+	struct statfs fs;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	int procfs = fd >= 0 && fstatfs(fd, &fs) == 0 && fs.f_type == 0x9fa0;  /* PROC_SUPER_MAGIC */
+	if (fd >= 0)
+		close(fd);
+	return procfs;
+}
+
 int main(int argc, char **argv)
 {
 	static const size_t sizes[] = { 4096, 4096 + 8, 12288, 65536, 100000, 1 << 20,
 					(3 << 20) + 24, 8 << 20, 40 << 20 };
 	int expect_discard = argc > 1 && !strcmp(argv[1], "--expect-discard");
+	if (expect_discard && !maps_on_procfs()) {
+		printf("calloc-check: /proc/self/maps is not procfs here (qemu-user): clearpages "
+		       "stores instead of discarding, so --expect-discard is not checked\n");
+		expect_discard = 0;
+	}
 	int bad = 0, reused = 0, dreused = 0;
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		for (int rep = 0; rep < 3; rep++) {
