@@ -53,8 +53,17 @@ static void record(char kind, void *addr, size_t npages)
 		for (unsigned i = 0; i < rec.nslow; i++)
 			if ((rec.slow[i] & ~STALL_MARK) == first) {
 				uint64_t spin = rec.slow[i] & STALL_MARK ? STALL_NS : SLOW_NS;
-				for (uint64_t t0 = now_ns(); now_ns() - t0 < spin;)
-					;
+				/* in the library's own ticks: its limit comes from the rate
+				 * it measured, which a loaded host can skew (a CI run read
+				 * a 40 ms spin as past 4x the limit, every time) */
+				unsigned long long hz = cp__counter_hz(cp__state());
+				uint64_t ticks = (uint64_t)((double)spin * (double)hz / 1e9);
+				if (ticks)
+					for (uint64_t t0 = cp__counter_read(); cp__counter_read() - t0 < ticks;)
+						;
+				else
+					for (uint64_t t0 = now_ns(); now_ns() - t0 < spin;)
+						;
 			}
 	unsigned i = __atomic_fetch_add(&rec.n, 1, __ATOMIC_RELAXED);   /* shares: threads */
 	if (i < MAX_CALLS)
