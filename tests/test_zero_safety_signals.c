@@ -22,9 +22,7 @@
 
 static double now_ns(void)
 {
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+	return test_now_seconds() * 1e9;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -80,13 +78,10 @@ static void on_signal(void (*fn)(int))
 /* Run body in a child; fail if it is not done within deadline_s. */
 static int child_status(int (*body)(void), double deadline_s)
 {
-	pid_t pid = fork();
+	pid_t pid = test_fork((unsigned)deadline_s + 1);
 	cr_assert(pid >= 0);
-	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		alarm((unsigned)deadline_s + 1);
+	if (pid == 0)
 		_exit(body());
-	}
 	int st = 0;
 	double end = now_ns() + (deadline_s + 3) * 1e9;
 	while (waitpid(pid, &st, WNOHANG) == 0) {
