@@ -42,6 +42,11 @@
  * and, in the public calls, from the extent where the cached and uncached
  * bands part, the residency estimate's choice per batch (residency.h).
  * Both apply CLEARPAGES_KERNEL. An explicit opts->kernel is used everywhere.
+ *
+ * Copies (cp_copy_huge_opts) walk the same orders over dst, reading the
+ * same page of src: the hot range (NEIGHBOURHOOD_LAST) takes the temporal
+ * copy kernel, every other range cp_copy_pages' choice for its size, or the
+ * explicit copy kernel everywhere.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -51,6 +56,9 @@
 
 struct walk {
 	uintptr_t base;                   /* integer: extents may pass PTRDIFF_MAX */
+	const struct cp__state *copying;  /* copies (cp__huge_copy): the state, else NULL */
+	uintptr_t src;                    /* copies: the source's base */
+	const struct cp_copy_kernel *copy_kernel;   /* copies: explicit, or NULL */
 	size_t batch;                     /* 0: no limit */
 	const struct cp_kernel *kernel;   /* explicit, or NULL */
 	cp__pick_fn pick, pick_hot;
@@ -60,7 +68,33 @@ struct walk {
 	const struct cp__state *estimate; /* far ranges as cp_clear_pages, or NULL */
 };
 
-/* Clear pages [first, first + count), count may be 0; hot: the temporal pick. */
+/* The next chunk of [first, first + count), count > 0: at most batch pages,
+ * with between() run before every chunk but the walk's first. */
+static size_t next_chunk(struct walk *w, size_t count)
+{
+	if (w->called && w->between)
+		w->between(w->ctx);
+	w->called = 1;
+	return (w->batch && w->batch < count) ? w->batch : count;
+}
+
+/* Copy pages [first, first + count); hot: the temporal kernel. */
+static void copy_range(struct walk *w, size_t first, size_t count, int hot)
+{
+	const struct cp_copy_kernel *k = w->copy_kernel;
+	if (!k)
+		k = cp__copy_pick(w->copying, hot ? 1 : count);
+	while (count) {
+		size_t chunk = next_chunk(w, count);
+		uintptr_t off = first * (uintptr_t)CP_PAGE_SIZE;
+		k->copy((void *)(w->base + off), (const void *)(w->src + off), chunk);
+		first += chunk;
+		count -= chunk;
+	}
+}
+
+/* Clear (or copy) pages [first, first + count), count may be 0; hot: the
+ * temporal pick. */
 static void run_range(struct walk *w, size_t first, size_t count, int hot)
 {
 	struct cp__plan plan = { .kernel = w->kernel };
@@ -68,15 +102,16 @@ static void run_range(struct walk *w, size_t first, size_t count, int hot)
 
 	if (count == 0)
 		return;
+	if (w->copying) {
+		copy_range(w, first, count, hot);
+		return;
+	}
 	if (!plan.kernel && !hot && w->estimate)
 		cp__plan_any(w->estimate, count, &plan);
 	else if (!plan.kernel)
 		plan.kernel = hot ? w->pick_hot(count) : w->pick(count);
 	while (count) {
-		chunk = (w->batch && w->batch < count) ? w->batch : count;
-		if (w->called && w->between)
-			w->between(w->ctx);
-		w->called = 1;
+		chunk = next_chunk(w, count);
 		cp__plan_run(&plan, (void *)(w->base + first * (uintptr_t)CP_PAGE_SIZE), chunk);
 		first += chunk;
 		count -= chunk;
@@ -122,55 +157,95 @@ static void hot_range_last(struct walk *w, size_t n, size_t h, size_t r)
 	run_range(w, 0, c, 0);
 }
 
-static int huge_clear(void *base, size_t npages, size_t hot_idx,
-		      const struct cp_huge_opts *opts,
-		      cp__pick_fn pick, cp__pick_fn pick_hot, int estimate)
+/* The checks both walks share: 0, or -EINVAL. */
+static int huge_checks(void *base, size_t npages, size_t hot_idx,
+		       const struct cp_huge_opts *opts)
 {
-	static const struct cp_huge_opts defaults = CP_HUGE_OPTS_INIT;
-	struct walk w;
-	size_t i;
-
-	if (npages == 0)
-		return 0;
-	if (!opts)
-		opts = &defaults;
 	if ((unsigned)opts->order > (unsigned)CP_ORDER_HOT_RANGE_LAST)
 		return -EINVAL;
 	if (hot_idx >= npages)
 		return -EINVAL;
-	if (opts->kernel && !opts->kernel->clear)
-		return -EINVAL;
-	if (cp__check_pages(base, npages))
-		return -EINVAL;
+	return cp__check_pages(base, npages);
+}
 
-	w.base = (uintptr_t)base;
-	w.batch = opts->batch_pages;
-	w.kernel = opts->kernel;
-	w.pick = pick;
-	w.pick_hot = pick_hot;
-	w.between = opts->between;
-	w.ctx = opts->ctx;
-	w.called = 0;
-	w.estimate = estimate ? cp__state() : NULL;
+static void walk_init(struct walk *w, void *base, const struct cp_huge_opts *opts)
+{
+	w->base = (uintptr_t)base;
+	w->copying = NULL;
+	w->src = 0;
+	w->copy_kernel = NULL;
+	w->batch = opts->batch_pages;
+	w->kernel = opts->kernel;
+	w->pick = w->pick_hot = NULL;
+	w->between = opts->between;
+	w->ctx = opts->ctx;
+	w->called = 0;
+	w->estimate = NULL;
+}
+
+static void walk(struct walk *w, size_t npages, size_t hot_idx, const struct cp_huge_opts *opts)
+{
+	size_t i;
 
 	switch (opts->order) {
 	case CP_ORDER_NEIGHBOURHOOD_LAST:
-		neighbourhood_last(&w, npages, hot_idx, opts->radius);
+		neighbourhood_last(w, npages, hot_idx, opts->radius);
 		break;
 	case CP_ORDER_SEQUENTIAL:
-		run_range(&w, 0, npages, 0);
+		run_range(w, 0, npages, 0);
 		break;
 	case CP_ORDER_PAGE_AT_A_TIME:
 		for (i = 0; i < npages; i++)
-			run_range(&w, i, 1, 0);
+			run_range(w, i, 1, 0);
 		break;
 	case CP_ORDER_CONVERGE:
-		converge(&w, npages, hot_idx);
+		converge(w, npages, hot_idx);
 		break;
 	case CP_ORDER_HOT_RANGE_LAST:
-		hot_range_last(&w, npages, hot_idx, opts->radius);
+		hot_range_last(w, npages, hot_idx, opts->radius);
 		break;
 	}
+}
+
+static const struct cp_huge_opts huge_defaults = CP_HUGE_OPTS_INIT;
+
+static int huge_clear(void *base, size_t npages, size_t hot_idx,
+		      const struct cp_huge_opts *opts,
+		      cp__pick_fn pick, cp__pick_fn pick_hot, int estimate)
+{
+	struct walk w;
+
+	if (npages == 0)
+		return 0;
+	if (!opts)
+		opts = &huge_defaults;
+	if (huge_checks(base, npages, hot_idx, opts) || (opts->kernel && !opts->kernel->clear))
+		return -EINVAL;
+	walk_init(&w, base, opts);
+	w.pick = pick;
+	w.pick_hot = pick_hot;
+	w.estimate = estimate ? cp__state() : NULL;
+	walk(&w, npages, hot_idx, opts);
+	return 0;
+}
+
+int cp__huge_copy(void *dst, const void *src, size_t npages, size_t hot_idx,
+		  const struct cp_huge_opts *opts, const struct cp_copy_kernel *kernel)
+{
+	struct walk w;
+
+	if (npages == 0)
+		return 0;
+	if (!opts)
+		opts = &huge_defaults;
+	if (huge_checks(dst, npages, hot_idx, opts) || opts->kernel ||
+	    (kernel && !kernel->copy) || cp__check_copy(dst, src, npages))
+		return -EINVAL;
+	walk_init(&w, dst, opts);
+	w.copying = cp__state();
+	w.src = (uintptr_t)src;
+	w.copy_kernel = kernel;
+	walk(&w, npages, hot_idx, opts);
 	return 0;
 }
 

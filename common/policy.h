@@ -51,6 +51,10 @@ struct cp__policy {
 	 * memory handed back with madvise rather than stored; CP__BAND_UNUSED:
 	 * never (common/discard.c). */
 	size_t discard_from_pages;
+	/* cp_copy_pages: non-temporal copy kernels from this extent
+	 * (CP__BAND_UNUSED: never): half any's crossover (cp__policy_finish), or
+	 * CLEARPAGES_NT_THRESHOLD as given (cp__select). */
+	size_t copy_nt_from_pages;
 };
 
 /* The band of npages: ascending scan, so a one-page clear costs one
@@ -103,7 +107,8 @@ static inline int cp__policy_eq(const struct cp__policy *a, const struct cp__pol
 	       a->estimate_from_pages == b->estimate_from_pages &&
 	       a->cold_estimate_below_pages == b->cold_estimate_below_pages &&
 	       a->parallel_min_share_pages == b->parallel_min_share_pages &&
-	       a->discard_from_pages == b->discard_from_pages;
+	       a->discard_from_pages == b->discard_from_pages &&
+	       a->copy_nt_from_pages == b->copy_nt_from_pages;
 }
 
 /* The derived fields of p from its bands and threshold (select.c; anything

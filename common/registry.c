@@ -4,6 +4,7 @@
  * (found through -Iarch/<arch>), the one CLEARPAGES_DISABLE token table (from
  * common/features.def), and the usable list built from them.
  */
+#include <stddef.h>
 #include "registry.h"
 #include "str.h"
 
@@ -32,6 +33,23 @@ const struct cp__kernel_desc cp__kernel_table[] = {
 };
 const size_t cp__kernel_table_len = sizeof(cp__kernel_table) / sizeof(cp__kernel_table[0]);
 
+#define CP_COPY_SYM2(arch, name) cp_##arch##_copy_##name
+#define CP_COPY_SYM(arch, name) CP_COPY_SYM2(arch, name)
+#define CP_COPY_KERNEL(name, class, regs, needs, ranked_by, what) \
+	void CP_COPY_SYM(CP_ARCH_ID, name)(void *dst, const void *src, size_t npages);
+#include "copy_kernels.def"
+#undef CP_COPY_KERNEL
+
+const struct cp__copy_kernel_desc cp__copy_kernel_table[] = {
+#define CP_COPY_KERNEL(name, class, regs, needs, ranked_by, what) \
+	{ { #name, CP_ARCH_NAME, (class) | (regs), CP_COPY_SYM(CP_ARCH_ID, name) }, \
+	  (needs) | ((regs) ? CP__F_SIMD : 0), ranked_by },
+#include "copy_kernels.def"
+#undef CP_COPY_KERNEL
+};
+const size_t cp__copy_kernel_table_len =
+	sizeof(cp__copy_kernel_table) / sizeof(cp__copy_kernel_table[0]);
+
 const struct cp__feature_token cp__feature_tokens[] = {
 #define CP_FEATURE(id, token, arch, bit) { #token, CP__F_##id, #arch },
 #include "features.def"
@@ -41,21 +59,43 @@ const size_t cp__feature_tokens_len =
 	sizeof(cp__feature_tokens) / sizeof(cp__feature_tokens[0]);
 
 /* Table order within each class, temporal class first; a kernel ranked by
- * features the CPU lacks all of goes after the rest of its class. */
-void cp__registry_build(unsigned features, struct cp__kernel_list *out)
+ * features the CPU lacks all of goes after the rest of its class. One walk
+ * for both tables: rows of `size` bytes whose first member is the public
+ * struct (flags at the same offset in both), needs and ranked_by at tail_at. */
+struct row_tail { unsigned needs, ranked_by; };
+_Static_assert(offsetof(struct cp_kernel, flags) == offsetof(struct cp_copy_kernel, flags),
+	       "flags at one offset in both kernel structs");
+static size_t build(const void *table, size_t len, size_t size, size_t tail_at,
+		    unsigned features, const void **out)
 {
-	out->n = 0;
+	size_t n = 0;
 	for (int nt = 0; nt <= 1; nt++)
 		for (int demoted = 0; demoted <= 1; demoted++)
-			for (size_t i = 0; i < cp__kernel_table_len; i++) {
-				const struct cp__kernel_desc *d = &cp__kernel_table[i];
-				int is_nt = (d->kernel.flags & CP_NONTEMPORAL) != 0;
-				int slow = cp__kernel_demoted(d, features);
-				if (is_nt != nt || slow != demoted || (d->needs & ~features) ||
-				    out->n == CP__MAX_KERNELS)
+			for (size_t i = 0; i < len; i++) {
+				const char *row = (const char *)table + i * size;
+				const unsigned *flags = (const void *)(row + offsetof(struct cp_kernel, flags));
+				const struct row_tail *t = (const void *)(row + tail_at);
+				int is_nt = (*flags & CP_NONTEMPORAL) != 0;
+				int slow = t->ranked_by && !(t->ranked_by & features);
+				if (is_nt != nt || slow != demoted || (t->needs & ~features) ||
+				    n == CP__MAX_KERNELS)
 					continue;
-				out->k[out->n++] = &d->kernel;
+				out[n++] = row;
 			}
+	return n;
+}
+
+void cp__registry_build(unsigned features, struct cp__kernel_list *out)
+{
+	out->n = build(cp__kernel_table, cp__kernel_table_len, sizeof(cp__kernel_table[0]),
+		       offsetof(struct cp__kernel_desc, needs), features, (const void **)out->k);
+}
+
+void cp__copy_registry_build(unsigned features, struct cp__copy_kernel_list *out)
+{
+	out->n = build(cp__copy_kernel_table, cp__copy_kernel_table_len,
+		       sizeof(cp__copy_kernel_table[0]),
+		       offsetof(struct cp__copy_kernel_desc, needs), features, (const void **)out->k);
 }
 
 const struct cp__kernel_desc *cp__kernel_desc_of(const struct cp_kernel *k)
@@ -67,6 +107,17 @@ const struct cp__kernel_desc *cp__kernel_desc_of(const struct cp_kernel *k)
 }
 
 const struct cp_kernel *cp__list_find(const struct cp__kernel_list *list, const char *name)
+{
+	if (!name)
+		return NULL;
+	for (size_t i = 0; i < list->n; i++)
+		if (cp__streq(list->k[i]->name, name))
+			return list->k[i];
+	return NULL;
+}
+
+const struct cp_copy_kernel *cp__copy_list_find(const struct cp__copy_kernel_list *list,
+						const char *name)
 {
 	if (!name)
 		return NULL;

@@ -49,6 +49,22 @@ struct cp__kernel_list {
 	const struct cp_kernel *k[CP__MAX_KERNELS];
 };
 
+/* The copy kernels (arch/<arch>/copy_kernels.def): rows as above. */
+struct cp__copy_kernel_desc {
+	struct cp_copy_kernel kernel;
+	unsigned needs, ranked_by;
+};
+extern const struct cp__copy_kernel_desc cp__copy_kernel_table[];
+extern const size_t cp__copy_kernel_table_len;
+struct cp__copy_kernel_list {
+	size_t n;
+	const struct cp_copy_kernel *k[CP__MAX_KERNELS];
+};
+/* The copy kernels a CPU with `features` can run, in cp_copy_kernels() order. */
+void cp__copy_registry_build(unsigned features, struct cp__copy_kernel_list *out);
+const struct cp_copy_kernel *cp__copy_list_find(const struct cp__copy_kernel_list *list,
+						const char *name);
+
 /* The kernels a CPU with `features` can run, in cp_kernels() order. */
 void cp__registry_build(unsigned features, struct cp__kernel_list *out);
 /* Ranked by features `features` has none of: it drops to the end of its

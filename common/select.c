@@ -191,6 +191,8 @@ static size_t first_difference(const struct cp__bands *a, const struct cp__bands
 
 void cp__policy_finish(struct cp__policy *p)
 {
+	size_t nt = cp__policy_nt_from(p);
+	p->copy_nt_from_pages = nt == CP__BAND_UNUSED ? nt : nt / 2;   /* copy_nt_from's rule */
 	p->estimate_from_pages = CP__BAND_UNUSED;
 	p->cold_estimate_below_pages = 0;
 	if (!p->cached_min_mbps)
@@ -303,6 +305,20 @@ static void apply_nt_threshold(size_t from, struct cp__policy *p)
 	cp__bands_set(&p->any, rows, n);
 }
 
+/* Where copies go non-temporal: half the extent where clears do, since a
+ * copy moves two extents through the cache, its source and its destination
+ * (bench/results/amd-zen5/README.md, clearbench copy); where the caller set
+ * CLEARPAGES_NT_THRESHOLD and no profile moved it, that threshold as given.
+ * Decided before CLEARPAGES_KERNEL, which names a clear kernel. */
+static size_t copy_nt_from(const struct cp__select_in *in, const struct cp__policy *p)
+{
+	if (in->has_nt_threshold && !in->profile)
+		return in->nt_threshold_pages;
+	size_t nt = cp__policy_nt_from(p);
+	return nt == CP__BAND_UNUSED ? nt : nt / 2;
+}
+/* (cp__policy_finish derives the same for a policy built by hand.) */
+
 const struct cp__builtin *cp__builtin_find(const char *uarch)
 {
 	if (!uarch || !uarch[0])
@@ -348,6 +364,7 @@ const struct cp__builtin *cp__select(const struct cp__select_in *in, struct cp__
 	if (pr && pr->has_discard_from)
 		out->discard_from_pages = pr->discard_from_pages;
 
+	size_t copy_from = copy_nt_from(in, out);
 	if (in->forced) {
 		struct cp__band f = { 0, in->forced };
 		cp__bands_set(&out->any, &f, 1);
@@ -358,5 +375,6 @@ const struct cp__builtin *cp__select(const struct cp__select_in *in, struct cp__
 	if (!(in->cpu->features & CP__F_COUNTER))
 		out->cached_min_mbps = 0;        /* nothing to time with: extent alone */
 	cp__policy_finish(out);
+	out->copy_nt_from_pages = copy_from;
 	return b;
 }

@@ -30,6 +30,10 @@ struct cp__state {
 	size_t nt_threshold_pages;
 	const struct cp_kernel *forced;   /* CLEARPAGES_KERNEL, or NULL */
 	struct cp__kernel_list kernels;   /* usable, cp_kernels() order */
+	struct cp__copy_kernel_list copy_kernels;   /* usable, cp_copy_kernels() order */
+	/* The first temporal and the first non-temporal copy kernel of the list
+	 * (the temporal one where there is none non-temporal). */
+	const struct cp_copy_kernel *copy_temporal, *copy_nontemporal;
 	struct cp__policy policy;         /* what the calls use */
 	struct cp__policy defaults;       /* built-in or generic, overrides applied */
 	char default_source[48];          /* "builtin:NAME" or "generic" */
@@ -98,6 +102,12 @@ static inline const struct cp_kernel *cp__pick_cold(size_t npages)
 }
 typedef const struct cp_kernel *(*cp__pick_fn)(size_t npages);
 
+/* cp_copy_pages' kernel for npages in state s. */
+static inline const struct cp_copy_kernel *cp__copy_pick(const struct cp__state *s, size_t npages)
+{
+	return npages >= s->policy.copy_nt_from_pages ? s->copy_nontemporal : s->copy_temporal;
+}
+
 /* 1 when [addr, addr + len) with len > 0 is a valid byte range: not NULL,
  * not past the top of the address space (cp_clear's check). */
 static inline int cp__range_ok(const void *addr, size_t len)
@@ -114,6 +124,16 @@ static inline int cp__check_pages(const void *addr, size_t npages)
 	    npages > SIZE_MAX / CP_PAGE_SIZE || !cp__range_ok(addr, npages * CP_PAGE_SIZE))
 		return -EINVAL;
 	return 0;
+}
+
+/* 0 when dst and src are valid page ranges of npages (> 0) that do not
+ * overlap, else -EINVAL. */
+static inline int cp__check_copy(const void *dst, const void *src, size_t npages)
+{
+	if (cp__check_pages(dst, npages) || cp__check_pages(src, npages))
+		return -EINVAL;
+	uintptr_t d = (uintptr_t)dst, s = (uintptr_t)src, len = npages * CP_PAGE_SIZE;
+	return (d < s ? s - d < len : d - s < len) ? -EINVAL : 0;
 }
 
 #endif

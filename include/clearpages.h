@@ -222,6 +222,42 @@ int cp_clear_huge(void *base, size_t npages, size_t hot_idx);
 int cp_clear_huge_opts(void *base, size_t npages, size_t hot_idx,
 		       const struct cp_huge_opts *opts);
 
+/*
+ * Copying pages (seed 002: copy_user_huge_page, a copy-on-write fault on a
+ * huge page, a fork of a VM's memory, a snapshot). The same policy as the
+ * clear: copy kernels listed by cp_copy_kernels() in the same order
+ * (temporal first, fastest at small extents first; then non-temporal),
+ * chosen by extent from the state in force: non-temporal stores from the
+ * extent where the clear's policy goes non-temporal (built-in row, profile,
+ * generic rule, CLEARPAGES_NT_THRESHOLD), halved: a copy moves two extents
+ * through the cache. CLEARPAGES_DISABLE masks copy kernels as clear ones;
+ * CLEARPAGES_KERNEL names a clear kernel and leaves the copy calls alone.
+ * Checks as cp_clear_pages, on both ranges (dst and src each not NULL,
+ * CP_PAGE_SIZE-aligned, not past the top of the address space), plus
+ * overlapping ranges: -EINVAL, nothing written. npages == 0 returns 0 first.
+ */
+struct cp_copy_kernel {
+	const char *name;          /* unique among copy kernels: "rep_movsb", "ldp_stp", ... */
+	const char *arch;          /* "x86_64" or "arm64" */
+	unsigned    flags;         /* CP_NONTEMPORAL (stores), CP_SIMD */
+	void      (*copy)(void *dst, const void *src, size_t npages);   /* raw: npages 0 does nothing */
+};
+int cp_copy_pages(void *dst, const void *src, size_t npages);
+/* A huge extent around the hot (faulting) page, in the clear's orders; opts
+ * NULL = CP_HUGE_OPTS_INIT (neighbourhood-last: the hot range last, with the
+ * temporal kernel). opts->kernel must be NULL (it is a clear kernel): the copy
+ * kernel is `kernel`, used for every range, or NULL for the library's choice
+ * per range. -EINVAL, nothing written: the checks above, hot_idx >= npages,
+ * an unknown order, opts->kernel not NULL, kernel with a NULL copy. */
+int cp_copy_huge(void *dst, const void *src, size_t npages, size_t hot_idx);
+int cp_copy_huge_opts(void *dst, const void *src, size_t npages, size_t hot_idx,
+		      const struct cp_huge_opts *opts, const struct cp_copy_kernel *kernel);
+/* Usable copy kernels here, in the order above; by name (NULL: unknown,
+ * unsupported or disabled); what cp_copy_pages uses for npages (0 acts as 1). */
+size_t cp_copy_kernels(const struct cp_copy_kernel *const **list);
+const struct cp_copy_kernel *cp_copy_kernel_find(const char *name);
+const struct cp_copy_kernel *cp_copy_kernel_for(size_t npages);
+
 #ifndef CLEARPAGES_FREESTANDING   /* threads and files: not in clearpages-freestanding.o */
 /*
  * Same checks as cp_clear_pages; nthreads 0 = the CPUs this thread may run on;
@@ -329,6 +365,17 @@ void cp_arm64_stp(void *addr, size_t npages);
 void cp_arm64_mops_nt(void *addr, size_t npages);     /* HWCAP2_MOPS / ID_AA64ISAR2_EL1.MOPS */
 void cp_arm64_stnp(void *addr, size_t npages);
 void cp_arm64_stnp_x(void *addr, size_t npages);
+#endif
+
+/*
+ * Drop-in raw copy kernels: copy npages (>= 1; 0 does nothing) 4096-byte
+ * pages from src to dst, both 4096-aligned, not overlapping; no checks.
+ */
+#if defined(__x86_64__) /* copy */
+void cp_x86_64_copy_rep_movsb(void *dst, const void *src, size_t npages);
+#endif
+#if defined(__aarch64__) /* copy */
+void cp_arm64_copy_ldp_stp(void *dst, const void *src, size_t npages);
 #endif
 
 #ifdef __cplusplus

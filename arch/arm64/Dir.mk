@@ -35,6 +35,8 @@ LD   := $(CROSS)ld
 # __aarch64_* helpers, whose objects carry no BTI property and strip the .so's.
 ARCH_CFLAGS := -mbranch-protection=standard -mno-outline-atomics
 KERNELS := $(shell sed -n 's/^CP_KERNEL.\([a-z0-9_]*\),.*/\1/p' arch/$(ARCH)/kernels.def)
+# Copy kernels: arch/$(ARCH)/copy_NAME.* from copy_kernels.def.
+KERNELS += $(shell sed -n 's/^CP_COPY_KERNEL.\([a-z0-9_]*\),.*/copy_\1/p' arch/$(ARCH)/copy_kernels.def)
 DEPS_PKGS += gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu
 DEPS_TEST_PKGS += qemu-user
 

@@ -10,6 +10,8 @@ NASM ?= nasm
 # object without it strips the property from the whole clearpages.o.
 ARCH_CFLAGS := -fcf-protection=full
 KERNELS := $(shell sed -n 's/^CP_KERNEL.\([a-z0-9_]*\),.*/\1/p' arch/$(ARCH)/kernels.def)
+# Copy kernels: arch/$(ARCH)/copy_NAME.* from copy_kernels.def.
+KERNELS += $(shell sed -n 's/^CP_COPY_KERNEL.\([a-z0-9_]*\),.*/copy_\1/p' arch/$(ARCH)/copy_kernels.def)
 RUN :=
 DEPS_PKGS += nasm
 
