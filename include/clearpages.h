@@ -15,7 +15,9 @@
  *    in this process, or in the parent it was forked from): cp_clear_pages,
  *    cp_clear_pages_hot, cp_clear_pages_cold, cp_clear, cp_clear_huge,
  *    cp_clear_huge_opts (when its between() is), cp_kernels, cp_kernel_find,
- *    cp_kernel_for, cp_policy_source, and cp_zero / cp_zero_ex without
+ *    cp_kernel_for, cp_copy_pages, cp_copy_huge, cp_copy_huge_opts (when its
+ *    between() is), cp_copy_kernels, cp_copy_kernel_find, cp_copy_kernel_for,
+ *    cp_policy_source, and cp_zero / cp_zero_ex without
  *    CP_ZERO_PARALLEL (MAY_DISCARD uses open, fstatfs, read, ioctl, madvise
  *    and close of /proc/self/maps, smaps and pagemap only, on the stack,
  *    closes them before any store, and keeps errno). Always:
