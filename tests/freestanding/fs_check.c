@@ -226,6 +226,38 @@ static void check_huge(void)
 		fs_munmap(r.map, 18 * PG);
 }
 
+/* Copies without libc: every copy kernel, cp_copy_pages and cp_copy_huge
+ * (NEIGHBOURHOOD_LAST) from the first half of a 16-page region into the
+ * second, flush with the end guard; overlap refused. */
+static void check_copy(void)
+{
+	const struct cp_copy_kernel *const *list;
+	size_t n = cp_copy_kernels(&list);
+	struct region r;
+	int ok = region_map(&r, 16) == 0 && n > 0;
+	unsigned bad = 0;
+	for (size_t k = 0; ok && k <= n + 1; k++) {
+		for (size_t i = 0; i < 8 * PG; i++)
+			r.base[i] = (unsigned char)(i * 7 + i / PG);
+		memset(r.base + 8 * PG, FILL, 8 * PG);
+		if (k < n)
+			list[k]->copy(r.base + 9 * PG, r.base + PG, 7);
+		else if ((k == n ? cp_copy_pages(r.base + 9 * PG, r.base + PG, 7)
+				 : cp_copy_huge(r.base + 9 * PG, r.base + PG, 7, 3)))
+			bad++;
+		if (!all_are(r.base, 8 * PG, 9 * PG, FILL))
+			bad++;
+		for (size_t i = 0; i < 7 * PG; i++)
+			bad += r.base[9 * PG + i] != r.base[PG + i];
+	}
+	if (ok && cp_copy_pages(r.base + PG, r.base, 2) != -EINVAL)
+		bad++;
+	check(ok && !bad, "cp_copy_pages, cp_copy_huge and every copy kernel: exact, overlap refused",
+	      ": a byte is wrong or a call failed");
+	if (ok)
+		fs_munmap(r.map, 18 * PG);
+}
+
 static void check_contract(unsigned char *page)
 {
 	check(cp_clear_pages(NULL, 1) == -EINVAL && cp_clear_pages(page + 1, 1) == -EINVAL &&
@@ -365,6 +397,7 @@ void __attribute__((noreturn, used)) fs_start(long *sp)
 	check_extents(&r);
 	check_clear_ranges();
 	check_huge();
+	check_copy();
 	out_u64(&out, passed);
 	out_str(&out, " passed, ");
 	out_u64(&out, failed);
