@@ -377,7 +377,13 @@ void cp_arm64_stnp_x(void *addr, size_t npages);
 void cp_x86_64_copy_rep_movsb(void *dst, const void *src, size_t npages);
 #endif
 #if defined(__aarch64__) /* copy */
+void cp_arm64_copy_mops(void *dst, const void *src, size_t npages); /* HWCAP2_MOPS / ID_AA64ISAR2_EL1.MOPS */
+void cp_arm64_copy_sve(void *dst, const void *src, size_t npages); /* HWCAP_SVE / ID_AA64PFR0_EL1.SVE */
+void cp_arm64_copy_ldp_stp_q(void *dst, const void *src, size_t npages);
 void cp_arm64_copy_ldp_stp(void *dst, const void *src, size_t npages);
+void cp_arm64_copy_mops_nt(void *dst, const void *src, size_t npages); /* HWCAP2_MOPS / ID_AA64ISAR2_EL1.MOPS */
+void cp_arm64_copy_ldnp_stnp(void *dst, const void *src, size_t npages);
+void cp_arm64_copy_ldnp_stnp_x(void *dst, const void *src, size_t npages);
 #endif
 
 #ifdef __cplusplus

@@ -13,7 +13,7 @@
 #include "cp_arm64.h"
 
 #define dst	x0	/* in: destination; ends at dstend */
-#define src	x1	/* in: source */
+#define src	x1	/* in: source; advanced with dst */
 #define npages	x2	/* in: pages to copy */
 #define dstend	x3
 #define a_lo	x4
@@ -29,19 +29,7 @@
 
 /* void cp_arm64_copy_ldp_stp(void *dst, const void *src, size_t npages) */
 ENTRY cp_arm64_copy_ldp_stp
-	CP_NO_PAGES npages, 2f
-	add	dstend, dst, npages, lsl CP_PAGE_SHIFT
-1:	ldp	a_lo, a_hi, [src]
-	ldp	b_lo, b_hi, [src, 16]
-	ldp	c_lo, c_hi, [src, 32]
-	ldp	d_lo, d_hi, [src, 48]
-	add	src, src, 64
-	stp	a_lo, a_hi, [dst]
-	stp	b_lo, b_hi, [dst, 16]
-	stp	c_lo, c_hi, [dst, 32]
-	stp	d_lo, d_hi, [dst, 48]
-	add	dst, dst, 64
-	cmp	dst, dstend
-	b.ne	1b
-2:	ret
+	CP_COPY_PAIR_LOOP ldp, stp, 16, post, dst, src, npages, dstend, \
+		a_lo, a_hi, b_lo, b_hi, c_lo, c_hi, d_lo, d_hi
+	ret
 END cp_arm64_copy_ldp_stp
