@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The CP_SIMD flag against the code, for every kernel of arch/<arch>/kernels.def:
-# a kernel with regs SIMD must name a vector register in the disassembly of its
-# object (build/<arch>/kernels/<name>.o), and every GPR kernel must name none,
+# The CP_SIMD flag against the code, for every kernel of arch/<arch>/kernels.def
+# and copy_kernels.def: a kernel with regs SIMD must name a vector register in
+# the disassembly of its object (build/<arch>/kernels/<name>.o, copy_<name>.o
+# for a copy kernel), and every GPR kernel must name none,
 # nor any instruction that touches vector state. So the flag cannot silently
 # be wrong either way: CLEARPAGES_DISABLE=simd trusts it.
 #   x86_64: %xmm/%ymm/%zmm, %mm, %k opmasks; vzeroupper, vzeroall, emms, ldmxcsr
@@ -11,7 +12,7 @@
 set -eu
 [ $# -eq 2 ] || { echo "usage: $0 <x86_64|arm64> <builddir>" >&2; exit 2; }
 arch=$1 build=$2
-def=$(dirname "$0")/../arch/$arch/kernels.def
+dir=$(dirname "$0")/../arch/$arch
 case $arch in
 x86_64)	cross= comment='#'
 	vector='%([xyz]mm[0-9]+|mm[0-7]|k[0-7])|^(vzeroupper|vzeroall|emms|ldmxcsr|fxrstor|xrstor)' ;;
@@ -34,19 +35,20 @@ insns() {
 }
 
 failures=0 n=0
-rows=$(sed -n 's/^CP_KERNEL( *\([a-z0-9_]*\) *, *[A-Z]* *, *\([A-Z]*\) *,.*/\1 \2/p' "$def")
-[ "$(printf '%s\n' "$rows" | grep -c .)" -eq "$(grep -c '^CP_KERNEL(' "$def")" ] ||
-	{ echo "check-nosimd: FAIL: cannot read every CP_KERNEL row of $def"; exit 1; }
+rows=$(sed -n 's/^CP_KERNEL( *\([a-z0-9_]*\) *, *[A-Z]* *, *\([A-Z]*\) *,.*/\1 \2/p' "$dir/kernels.def"
+      sed -n 's/^CP_COPY_KERNEL( *\([a-z0-9_]*\) *, *[A-Z]* *, *\([A-Z]*\) *,.*/copy_\1 \2/p' "$dir/copy_kernels.def")
+[ "$(printf '%s\n' "$rows" | grep -c .)" -eq "$(cat "$dir/kernels.def" "$dir/copy_kernels.def" | grep -c '^CP_\(COPY_\)\?KERNEL(')" ] ||
+	{ echo "check-nosimd: FAIL: cannot read every CP_KERNEL and CP_COPY_KERNEL row of $dir"; exit 1; }
 while read -r name regs; do
 	obj=$build/kernels/$name.o
 	[ -e "$obj" ] || { echo "check-nosimd: FAIL: $obj missing"; failures=$((failures + 1)); continue; }
 	hits=$(insns "$obj" | grep -E "$vector" || true)
 	case $regs/${hits:+some} in
 	SIMD/some|GPR/) ;;
-	SIMD/)	echo "check-nosimd: FAIL: $name is SIMD in kernels.def, but $obj names no vector register"
+	SIMD/)	echo "check-nosimd: FAIL: $name is SIMD in its .def, but $obj names no vector register"
 		failures=$((failures + 1)) ;;
 	GPR/some)
-		echo "check-nosimd: FAIL: $name is GPR in kernels.def, but $obj touches vector state:"
+		echo "check-nosimd: FAIL: $name is GPR in its .def, but $obj touches vector state:"
 		printf '%s\n' "$hits" | head -5 | sed 's/^/    /'
 		failures=$((failures + 1)) ;;
 	*)	echo "check-nosimd: FAIL: $name: regs '$regs' is neither GPR nor SIMD"
@@ -57,7 +59,7 @@ done <<EOT
 $rows
 EOT
 if [ $failures -ne 0 ]; then
-	echo "check-nosimd: $arch: $failures of $n kernels disagree with kernels.def"
+	echo "check-nosimd: $arch: $failures of $n kernels disagree with their .def"
 	exit 1
 fi
 echo "check-nosimd: $arch: $n kernels, each SIMD kernel names vector registers, no GPR kernel does"
