@@ -374,7 +374,17 @@ void cp_arm64_stnp_x(void *addr, size_t npages);
  * pages from src to dst, both 4096-aligned, not overlapping; no checks.
  */
 #if defined(__x86_64__) /* copy */
+void cp_x86_64_copy_avx512(void *dst, const void *src, size_t npages); /* AVX512F (7.0 EBX[16]), AVX and XCR0 bits 1,2,5,6,7 */
+void cp_x86_64_copy_avx2(void *dst, const void *src, size_t npages); /* CPUID 7.0 EBX[5], AVX and XCR0 SSE|AVX */
 void cp_x86_64_copy_rep_movsb(void *dst, const void *src, size_t npages);
+void cp_x86_64_copy_rep_movsq(void *dst, const void *src, size_t npages);
+void cp_x86_64_copy_sse2(void *dst, const void *src, size_t npages);
+void cp_x86_64_copy_avx2_nt(void *dst, const void *src, size_t npages); /* CPUID 7.0 EBX[5], AVX and XCR0 SSE|AVX */
+void cp_x86_64_copy_avx512_nt(void *dst, const void *src, size_t npages); /* AVX512F (7.0 EBX[16]), AVX and XCR0 bits 1,2,5,6,7 */
+void cp_x86_64_copy_avx2_nt_pf(void *dst, const void *src, size_t npages); /* CPUID 7.0 EBX[5], AVX and XCR0 SSE|AVX */
+void cp_x86_64_copy_avx512_nt_pf(void *dst, const void *src, size_t npages); /* AVX512F (7.0 EBX[16]), AVX and XCR0 bits 1,2,5,6,7 */
+void cp_x86_64_copy_movnti(void *dst, const void *src, size_t npages);
+void cp_x86_64_copy_movnti_pf(void *dst, const void *src, size_t npages);
 #endif
 #if defined(__aarch64__) /* copy */
 void cp_arm64_copy_mops(void *dst, const void *src, size_t npages); /* HWCAP2_MOPS / ID_AA64ISAR2_EL1.MOPS */

@@ -1,0 +1,16 @@
+; cp_x86_64_copy_movnti_pf - copy_movnti, prefetching the source
+; SPDX-License-Identifier: MIT
+;
+; Assumptions:
+; x86_64, SysV ABI; dst and src 4096-aligned, not overlapping; npages == 0
+; does nothing.
+; SSE2 only (architectural on x86_64): no feature check.
+; Non-temporal stores; no prefetch reaches past the end of the source.
+;
+; prefetchnta CP_COPY_PF bytes ahead starts each next source page before the
+; loads reach it (hardware streams stop at pages); the last CP_COPY_PF without.
+
+%include "cp_x86_64.inc"
+
+; void cp_x86_64_copy_movnti_pf(void *dst, const void *src, size_t npages)
+CP_COPY_KERNEL cp_x86_64_copy_movnti_pf, mov, movnti, 8, r, nt, CP_COPY_PF
