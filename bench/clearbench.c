@@ -17,7 +17,6 @@
 #include "introspect.h"
 #include "opts.h"
 #include "scenarios.h"
-#include "sweep.h"
 #include "table.h"
 #include "targets.h"
 #include "tune.h"
