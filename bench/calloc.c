@@ -54,7 +54,7 @@ static size_t find_libc2(const struct bench_opts *opts, struct alloc *a, size_t 
 	if (!there || !bench_libc2_loader(opts, a[n].loader, sizeof(a[n].loader), a[n].libdir,
 					  sizeof(a[n].libdir)))
 		return n;
-	snprintf(a[n].name, sizeof(a[n].name), "glibc_%s", other.name + strlen("memset_"));
+	snprintf(a[n].name, sizeof(a[n].name), "glibc_%.16s", other.name + strlen("memset_"));
 	return n + 1;
 }
 

@@ -17,7 +17,6 @@
 #include "introspect.h"
 #include "opts.h"
 #include "scenarios.h"
-#include "sweep.h"
 #include "table.h"
 #include "targets.h"
 #include "tune.h"
@@ -48,6 +47,7 @@ static const struct { const char *name; unsigned uses; } scenario_uses[] = {
 		      BO_INSTALL | BO_TARGET | BO_POOL },
 	{ "parallel", BO_OUTPUTS | BO_PLOT | BO_THREADS | BO_SIZES | BO_ROUNDS },
 	{ "zero",     BO_OUTPUTS | BO_PLOT | BO_SIZES | BO_ROUNDS },
+	{ "copy",     BO_OUTPUTS | BO_PLOT | BO_SIZES | BO_ROUNDS | BO_TARGET | BO_POOL },
 	{ "calloc",   BO_OUTPUTS | BO_SIZES | BO_ROUNDS | BO_LOOP },
 	/* report passes the measuring options on to the scenarios that take them */
 	{ "report",   BO_QUICK | BO_OUT | BO_TUNE | BO_KERNEL | BO_SIZES | BO_REGION | BO_ROUNDS |
@@ -100,7 +100,7 @@ static void usage(FILE *f)
 "  --plot FILE.png    the scenario's plot (gnuplot, pngcairo)\n"
 "  --kernel a,b       measure these kernels only (default: every usable one)\n"
 "  --threads N        workers for fault, most threads for parallel (default: the CPUs)\n"
-"  --sizes 4k,2M,1G   extents for sweep, parallel, tune (multiples of 4 KiB, at most 2G)\n"
+"  --sizes 4k,2M,1G   extents for sweep, copy, parallel, tune (multiples of 4 KiB, at most 2G)\n"
 "  --rounds N         timed rounds per contender (default: scaled by extent)\n"
 "  --region SIZE      region for batch, walk, latency and fault\n"
 "  --batch N          pages per call for fault's batched order (default 64)\n"
@@ -111,10 +111,12 @@ static void usage(FILE *f)
 "  --force            tune: save it even when verify does not pass\n"
 "  --install          tune: install it as the system profile (root, verify passed)\n"
 "  --tune             report: run tune too\n"
-"  --target hot,cold,use  sweep: the kinds of memory cleared (default all three):\n"
+"  --target hot,cold,use  sweep, copy: the kinds of memory cleared or copied onto\n"
+"                     (default all three):\n"
 "                     hot = one buffer again and again (cached), cold = each clear\n"
 "                     on another slot of a pool not in the cache, use = cold, then\n"
-"                     one write per 64-byte line inside the timing; tune: the\n"
+"                     one write per 64-byte line inside the timing (copy: one\n"
+"                     read per line of the destination); tune: the\n"
 "                     kinds it measures besides hot (use: the uncached bands;\n"
 "                     cold: the residency threshold)\n"
 "  --pool SIZE        the pool of cold and use (default 4G, less where memory is short)\n"

@@ -61,6 +61,38 @@ void bench_contender_batched(struct bench_contender *c, const struct cp_kernel *
 	c->descending = descending;
 }
 
+static void *(*volatile memcpy_fn)(void *, const void *, size_t) = memcpy;
+
+static void copy_kernel(const struct bench_contender *c, void *dst, const void *src, size_t bytes)
+{
+	if (c->copy_kernel)
+		c->copy_kernel->copy(dst, src, bytes / CP_PAGE_SIZE);
+	else
+		memcpy_fn(dst, src, bytes);
+}
+
+static void copy_auto(const struct bench_contender *c, void *dst, const void *src, size_t bytes)
+{
+	(void)c;
+	cp_copy_pages(dst, src, bytes / CP_PAGE_SIZE);
+}
+
+size_t bench_copy_contenders(struct bench_contender *out, size_t max)
+{
+	const struct cp_copy_kernel *const *list;
+	size_t nk = cp_copy_kernels(&list), n = 0;
+	for (size_t i = 0; i < nk + 2 && n < max; i++) {
+		if (i < nk && n + 2 >= max)
+			continue;   /* room for auto and memcpy */
+		memset(&out[n], 0, sizeof(out[n]));
+		out[n].copy = i == nk ? copy_auto : copy_kernel;
+		out[n].copy_kernel = i < nk ? list[i] : NULL;
+		snprintf(out[n++].name, sizeof(out[0].name), "%s",
+			 i < nk ? list[i]->name : i == nk ? "auto" : "memcpy");
+	}
+	return n;
+}
+
 static void clear_auto(const struct bench_contender *c, void *buf, size_t bytes)
 {
 	(void)c;
@@ -172,7 +204,7 @@ int bench_libc_helper_main(void)
 				return 1;
 			mapped = q.span;
 		}
-		struct bench_rounds cfg = { 1, q.warmup, q.reps, q.span, BK_HOT, NULL, NULL };
+		struct bench_rounds cfg = { 1, q.warmup, q.reps, q.span, BK_HOT, NULL, NULL, NULL };
 		slot %= q.span > q.bytes ? q.span / q.bytes : 1;
 		double per_pass = bench_time_passes(&c, buf, q.bytes, &cfg, &slot);
 		if (write_all(1, &per_pass, sizeof(per_pass)))

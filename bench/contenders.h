@@ -18,6 +18,11 @@ struct bench_contender {
 	 * bench_time_passes does, on a hot buffer of its own (cfg's kind is hot). */
 	double (*timed)(const struct bench_contender *c, size_t bytes,
 			const struct bench_rounds *cfg);
+	/* Instead of clear: copy [src, src + bytes) to dst (the copy scenario;
+	 * rounds.c hands it a source and a destination of the kind of target) */
+	void (*copy)(const struct bench_contender *c, void *dst, const void *src, size_t bytes);
+	const struct cp_copy_kernel *copy_kernel;   /* copy kernel contenders; NULL otherwise */
+	const void *ctx;                   /* the scenario's own settings (copy's huge orders) */
 	const struct cp_kernel *kernel;    /* kernel contenders; NULL otherwise */
 	size_t batch_bytes;                /* calls of at most this; 0 = one call */
 	int descending;                    /* batches from the top address down */
@@ -41,6 +46,9 @@ int bench_memset_other_libc(const struct bench_opts *opts, struct bench_contende
 void bench_memset_other_libc_stop(void);
 const char *bench_libc_version(void);           /* this process's glibc: "2.36" */
 int bench_libc_helper_main(void);
+/* Every copy kernel of cp_copy_kernels() (at most max - 2), then auto
+ * (cp_copy_pages) and memcpy; the count. */
+size_t bench_copy_contenders(struct bench_contender *out, size_t max);
 /* cp_clear_pages_cold(), named cold_call. */
 void bench_contender_cold_call(struct bench_contender *c);
 /* memset(0), which the compiler may not elide. */

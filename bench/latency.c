@@ -87,7 +87,7 @@ int bench_latency(const struct bench_opts *opts)
 	free(all);
 
 	struct bench_rounds cfg = { opts->rounds ? opts->rounds : opts->quick ? 50 : 200, 1, 1,
-				    region, BK_HOT, NULL, NULL };
+				    region, BK_HOT, NULL, NULL, NULL };
 	bench_progress("latency: %zu contenders x %zu samples", n, cfg.rounds);
 	double *samples = bench_sample(c, n, buf, HUGE_2M, &cfg);
 	bench_unmap(buf, region);

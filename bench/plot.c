@@ -316,3 +316,22 @@ int bench_plot_bars(const char *path, const char *title, const char *ylabel,
 	fputc('\n', g);
 	return gp_close(g, path);
 }
+
+struct bench_table *bench_plot_rows_of(const struct bench_table *t, const char *col,
+				       const char *value)
+{
+	const char *cols[BENCH_MAX_COLS];
+	for (size_t c = 0; c < t->ncols; c++)
+		cols[c] = t->cols[c];
+	struct bench_table *o = bench_table_new(t->title, 0, t->ncols, cols);
+	size_t tc = bench_table_col(t, col);
+	for (size_t r = 0; r < t->nrows; r++) {
+		if (strcmp(bench_cell_at(t, r, tc)->text, value))
+			continue;
+		bench_table_row(o);
+		memcpy(&o->cells[(o->nrows - 1) * o->ncols], bench_cell_at(t, r, 0),
+		       t->ncols * sizeof(*o->cells));
+		o->filled = o->ncols;
+	}
+	return o;
+}

@@ -45,6 +45,10 @@ void bench_plot_subtitle(const char *s);
 int bench_series_add(struct bench_plot_spec *p, const struct bench_table *t, size_t scol,
 		     const char *name, size_t xcol, size_t ycol, size_t locol, size_t hicol);
 
+/* The rows of t whose column col reads value (one kind of target of a data
+ * table with a target column), for a plot of them; the caller frees it. */
+struct bench_table *bench_plot_rows_of(const struct bench_table *t, const char *col,
+				       const char *value);
 /* For scenarios without a plot: with --plot, one line on stderr and 2; else 0. */
 int bench_no_plot(const struct bench_opts *opts, const char *scenario);
 

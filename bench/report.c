@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * report: sweep, batch, walk, latency, fault, parallel and zero (tune with --tune)
+ * report: sweep, batch, walk, latency, fault, parallel, zero and copy (tune with --tune)
  * in one run, each scenario's text, CSV, JSON and plot written into --out DIR,
  * then DIR/index.html (report_html.c) showing them beside the figures the
  * Linux threads published. One progress line per scenario on stderr.
@@ -35,6 +35,7 @@ static const struct {
 	{ "fault", bench_fault, BO_THREADS | BO_REGION | BO_ROUNDS, 1 },
 	{ "parallel", bench_parallel, BO_THREADS | BO_SIZES | BO_ROUNDS, 1 },
 	{ "zero", bench_zero, BO_SIZES | BO_ROUNDS, 1 },
+	{ "copy", bench_copy, BO_SIZES | BO_ROUNDS | BO_TARGET | BO_POOL, 1 },
 	{ "tune", bench_tune, BO_KERNEL | BO_SIZES | BO_ROUNDS | BO_TARGET | BO_POOL, 0 },
 };
 #define NPARTS (sizeof(parts) / sizeof(parts[0]))

@@ -40,6 +40,7 @@ struct bench_rounds bench_rounds_for(const struct bench_opts *opts, size_t bytes
 	r.kind = BK_HOT;
 	r.pool = NULL;
 	r.place = NULL;
+	r.src = NULL;
 	return r;
 }
 
@@ -59,19 +60,29 @@ struct bench_rounds bench_rounds_for_kind(const struct bench_opts *opts, size_t 
 	return r;
 }
 
-/* One pass: on the next slot of buf (hot) or of the pool; use writes it. */
+/* One pass: on the next slot of buf (hot) or of the pool; use writes it (a
+ * clear) or reads it (a copy's destination). A copy's source: the same slot of
+ * cfg->src (hot), or another slot of the pool (never the destination's). */
 static void pass(const struct bench_contender *c, void *buf, size_t bytes,
 		 const struct bench_rounds *cfg, size_t *slot)
 {
 	void *p = buf;
+	const char *src = cfg->src;
 	if (cfg->kind == BK_HOT && cfg->span > bytes) {
 		p = (char *)buf + *slot * bytes;
+		src = src ? src + *slot * bytes : NULL;
 		*slot = (*slot + 1) % (cfg->span / bytes);
 	} else if (cfg->kind != BK_HOT) {
 		p = bench_pool_next(cfg->pool, bytes);
+		src = c->copy ? bench_pool_next(cfg->pool, bytes) : NULL;
 	}
-	c->clear(c, p, bytes);
-	if (cfg->kind == BK_USE)
+	if (c->copy)
+		c->copy(c, p, src, bytes);
+	else
+		c->clear(c, p, bytes);
+	if (cfg->kind == BK_USE && c->copy)
+		bench_read_lines(p, bytes);
+	else if (cfg->kind == BK_USE)
 		bench_write_lines(p, bytes);
 }
 

@@ -17,6 +17,8 @@ struct bench_rounds {
 	enum bench_kind kind;      /* BK_HOT: buf; else each pass on a slot of pool */
 	struct bench_pool *pool;
 	unsigned *place;           /* NULL, or place[c * rounds + r]: c's place in round r */
+	void *src;                 /* copy contenders on hot: their source, laid out as buf
+				    * (cold and use: a second slot of the pool per pass) */
 };
 /* Rounds for one extent: many at 4 KiB, few at 1 GiB; opts->rounds wins. */
 struct bench_rounds bench_rounds_for(const struct bench_opts *opts, size_t bytes);

@@ -117,6 +117,21 @@ else
 	die "sweep --target cold,use exited $? ($(cat "$OUT/sweep-cu.err"))"
 fi
 
+# copy (run above with the tiny settings): a table per kind, the summary, the huge-page
+# rows on hot and cold (the 8M pool holds 2 MiB pairs), the published clear rows beside them
+for k in hot cold use; do
+	grep -q "^copy, $k" "$OUT/copy.txt" || die "copy printed no $k table"
+	grep -q "^$k,64K,65536,memcpy," "$OUT/copy.csv" || die "copy.csv has no $k memcpy row"
+done
+grep -q "^copy summary" "$OUT/copy.txt" || die "copy printed no summary"
+[ "$(grep -c "^[a-z]*,[0-9.]*,64K," "$OUT/copy-summary.csv")" -ge 1 ] ||
+	die "copy-summary.csv has no line from 64K"
+grep -q "^cold,auto,one shot,-,2," "$OUT/copy-huge.csv" || die "copy-huge.csv has no cold one-shot row"
+grep -q "^hot,[a-z_0-9]*,target last,random," "$OUT/copy-huge.csv" ||
+	die "copy-huge.csv has no random hot-page row"
+grep -q '^"published clear: ' "$OUT/copy-huge-ratio.csv" || die "copy printed no published clear rows"
+echo "test-bench-smoke: copy tables ok"
+
 # user-facing text names experiments by what they are
 grep -il "issue\|seed 0" "$OUT/help.txt" "$OUT"/*.txt && die "output cites issue or seed numbers"
 
@@ -165,7 +180,8 @@ for args in "no-such-scenario" "sweep --sizes 3k" "sweep --rounds 0" "sweep --ke
 	    "compare $OUT/no-such.json $OUT/sweep.json" "sweep extra-argument" \
 	    "sweep --force" "tune --out /dev/null" "sweep --target warm" "sweep --target hot,," \
 	    "sweep --pool 1k" "sweep --sizes 8M --pool 8M" "walk --target cold" \
-	    "sweep --samples $OUT/no/such/dir/s.csv" "batch --samples $OUT/s.csv"; do
+	    "sweep --samples $OUT/no/such/dir/s.csv" "batch --samples $OUT/s.csv" \
+	    "copy --kernel rep_movsb" "copy --sizes 8M --pool 8M" "copy --target warm"; do
 	# shellcheck disable=SC2086
 	$BENCH $args > /dev/null 2> "$OUT/bad.err"
 	rc=$?

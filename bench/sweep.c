@@ -25,17 +25,6 @@
 #include "table.h"
 #include "targets.h"
 
-/* Hot: every power of two from 4 KiB to 1 GiB (--quick: every fourth one to
- * 256 MiB); cold and use: every fourth one to 1 GiB, the same for --quick. */
-static size_t default_sizes(const struct bench_opts *opts, enum bench_kind kind, size_t *sizes)
-{
-	size_t n = 0, step = opts->quick || kind != BK_HOT ? 4 : 2;
-	size_t top = opts->quick ? (size_t)256 << 20 : (size_t)1 << 30;
-	for (size_t s = 4096; s <= top; s *= step)
-		sizes[n++] = s;
-	return n;
-}
-
 struct row {
 	double med[SWEEP_NCONT], min[SWEEP_NCONT], max[SWEEP_NCONT];
 	size_t best;            /* fastest contender of the row, auto and memset included */
@@ -243,49 +232,11 @@ static void run_kind(const struct bench_opts *opts, struct sweep_kind *k, const 
 	}
 }
 
-static size_t largest(const size_t *sizes, size_t n)
-{
-	size_t top = 0;
-	for (size_t i = 0; i < n; i++)
-		top = sizes[i] > top ? sizes[i] : top;
-	return top;
-}
-
-/* The extents of a kind: --sizes, else the kind's default. */
-static size_t kind_sizes(const struct bench_opts *opts, enum bench_kind kind, size_t *sizes)
-{
-	if (!opts->nsizes)
-		return default_sizes(opts, kind, sizes);
-	memcpy(sizes, opts->sizes, opts->nsizes * sizeof(*sizes));
-	return opts->nsizes;
-}
-
-/* Before anything runs: a --pool with room for two slots of every extent. */
-int bench_check_pool(const struct bench_opts *opts, unsigned targets)
-{
-	size_t sizes[BENCH_MAX_SIZES];
-	size_t top = largest(sizes, kind_sizes(opts, BK_COLD, sizes));
-	if (!opts->pool || !(targets & ~(1u << BK_HOT)) || opts->pool >= 2 * top)
-		return 0;
-	char a[16], b[16];
-	fprintf(stderr, "clearbench: --pool '%s': want at least twice the largest extent (%s)\n",
-		bench_size_str(opts->pool, a, sizeof(a)), bench_size_str(2 * top, b, sizeof(b)));
-	return 2;
-}
-
 /* Cold and use share one pool, opened at the first of them. */
 static int open_pool(const struct bench_opts *opts, struct sweep *sw, size_t top)
 {
-	char why[160];
-	size_t bytes = bench_pool_size(opts, top, 1, why, sizeof(why));
-	if (why[0])
-		snprintf(sw->pool_why, sizeof(sw->pool_why), "%s", why);
-	long thp0 = bench_thp_kib();
-	if (bench_pool_open(&sw->pool, bytes))
-		return 1;
-	long thp1 = bench_thp_kib();
-	sw->pool_thp_kib = thp0 >= 0 && thp1 >= 0 ? thp1 - thp0 : -1;
-	return 0;
+	return bench_pool_open_for(&sw->pool, opts, top, sw->pool_why, sizeof(sw->pool_why),
+				   &sw->pool_thp_kib);
 }
 
 int bench_sweep(const struct bench_opts *opts)
@@ -315,10 +266,10 @@ int bench_sweep(const struct bench_opts *opts)
 		if (!(sw.targets & 1u << kind))
 			continue;
 		struct sweep_kind *k = &sw.kinds[sw.nkinds++];
-		size_t sizes[BENCH_MAX_SIZES], nsizes = kind_sizes(opts, kind, sizes);
+		size_t sizes[BENCH_MAX_SIZES], nsizes = bench_kind_sizes(opts, kind, sizes);
 		kind_contenders(k, kind, sw.c, sw.n);
 		k->samples = samples;
-		size_t top = largest(sizes, nsizes);
+		size_t top = bench_largest(sizes, nsizes);
 		if (kind == BK_HOT) {
 			void *buf = bench_map(top);
 			if (!buf) {

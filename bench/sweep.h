@@ -9,10 +9,6 @@
 #include "table.h"
 #include "targets.h"
 
-/* A --pool too small for two slots of the largest cold or use extent: one
- * line, 2 (before anything runs); else 0 (clearbench.c and sweep ask). */
-int bench_check_pool(const struct bench_opts *opts, unsigned targets);
-
 #define SWEEP_NCONT (BENCH_MAX_KERNELS + 5)
 
 /* What the summary shows of one extent of one kind. */

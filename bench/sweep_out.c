@@ -267,25 +267,6 @@ static void notes(const struct sweep *sw)
 			   bench_libc_version());
 }
 
-/* The rows of one kind, for its plot. */
-static struct bench_table *rows_of(const struct bench_table *t, const char *kind)
-{
-	const char *cols[BENCH_MAX_COLS];
-	for (size_t c = 0; c < t->ncols; c++)
-		cols[c] = t->cols[c];
-	struct bench_table *o = bench_table_new(t->title, 0, t->ncols, cols);
-	size_t tc = bench_table_col(t, "target");
-	for (size_t r = 0; r < t->nrows; r++) {
-		if (strcmp(bench_cell_at(t, r, tc)->text, kind))
-			continue;
-		bench_table_row(o);
-		memcpy(&o->cells[(o->nrows - 1) * o->ncols], bench_cell_at(t, r, 0),
-		       t->ncols * sizeof(*o->cells));
-		o->filled = o->ncols;
-	}
-	return o;
-}
-
 /* The reader looks for three lines: auto, memset and the best kernel (the
  * highest geometric mean over the extents): those bold; non-temporal kernels
  * (and cold_call, which uses them) dashed; a mark wherever auto changes kernel. */
@@ -344,7 +325,7 @@ static int sweep_plots(const struct bench_opts *opts, const struct sweep *sw,
 	size_t l = strlen(opts->plot_path) - 4;   /* the option parser saw ".png" */
 	for (size_t i = 0; i < sw->nkinds && !rc; i++) {
 		const struct sweep_kind *k = &sw->kinds[i];
-		struct bench_table *t = rows_of(data, bench_kind_names[k->kind]);
+		struct bench_table *t = bench_plot_rows_of(data, "target", bench_kind_names[k->kind]);
 		char path[4096];
 		snprintf(path, sizeof(path), "%.*s-%s.png", (int)l, opts->plot_path,
 			 bench_kind_names[k->kind]);

@@ -141,6 +141,61 @@ void *bench_pool_next(struct bench_pool *p, size_t extent)
 	return p->base + p->last * extent;
 }
 
+int bench_pool_open_for(struct bench_pool *p, const struct bench_opts *opts, size_t top,
+			char *why, size_t whylen, long *thp_kib)
+{
+	size_t bytes = bench_pool_size(opts, top, 1, why, whylen);
+	long thp0 = bench_thp_kib();
+	if (bench_pool_open(p, bytes))
+		return 1;
+	long thp1 = bench_thp_kib();
+	*thp_kib = thp0 >= 0 && thp1 >= 0 ? thp1 - thp0 : -1;
+	return 0;
+}
+
+static volatile uint64_t read_sink;   /* the loads' sum: the compiler must keep them */
+
+void bench_read_lines(const void *buf, size_t bytes)
+{
+	uint64_t sum = 0;
+	for (size_t off = 0; off < bytes; off += 64)
+		sum += *(const volatile uint64_t *)((const char *)buf + off);
+	read_sink = sum;
+}
+
+size_t bench_kind_sizes(const struct bench_opts *opts, enum bench_kind kind, size_t *sizes)
+{
+	if (opts->nsizes) {
+		memcpy(sizes, opts->sizes, opts->nsizes * sizeof(*sizes));
+		return opts->nsizes;
+	}
+	size_t n = 0, step = opts->quick || kind != BK_HOT ? 4 : 2;
+	size_t top = opts->quick ? (size_t)256 << 20 : (size_t)1 << 30;
+	for (size_t s = 4096; s <= top; s *= step)
+		sizes[n++] = s;
+	return n;
+}
+
+size_t bench_largest(const size_t *sizes, size_t n)
+{
+	size_t top = 0;
+	for (size_t i = 0; i < n; i++)
+		top = sizes[i] > top ? sizes[i] : top;
+	return top;
+}
+
+int bench_check_pool(const struct bench_opts *opts, unsigned targets)
+{
+	size_t sizes[BENCH_MAX_SIZES];
+	size_t top = bench_largest(sizes, bench_kind_sizes(opts, BK_COLD, sizes));
+	if (!opts->pool || !(targets & ~(1u << BK_HOT)) || opts->pool >= 2 * top)
+		return 0;
+	char a[16], b[16];
+	fprintf(stderr, "clearbench: --pool '%s': want at least twice the largest extent (%s)\n",
+		bench_size_str(opts->pool, a, sizeof(a)), bench_size_str(2 * top, b, sizeof(b)));
+	return 2;
+}
+
 void bench_write_lines(void *buf, size_t bytes)
 {
 	/* volatile: the stores are the point, the compiler may not drop them */

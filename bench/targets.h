@@ -30,7 +30,23 @@ void bench_pool_close(struct bench_pool *p);
 /* The next slot of extent bytes: a shuffled order of every slot, reshuffled
  * when used up, never the slot just cleared twice in a row. */
 void *bench_pool_next(struct bench_pool *p, size_t extent);
+/* bench_pool_size(opts, top, 1) opened as bench_pool_open; *thp_kib: the
+ * AnonHugePages it brought (-1 unknown). */
+int bench_pool_open_for(struct bench_pool *p, const struct bench_opts *opts, size_t top,
+			char *why, size_t whylen, long *thp_kib);
 /* use: one 8-byte store per 64-byte line, as a caller filling what it got. */
 void bench_write_lines(void *buf, size_t bytes);
+/* use of a copy: one 8-byte load per 64-byte line, as a caller reading what it got. */
+void bench_read_lines(const void *buf, size_t bytes);
+
+/* The extents of a kind (sweep's and copy's): --sizes, else every power of two
+ * from 4 KiB to 1 GiB on hot (--quick: every fourth one to 256 MiB), every
+ * fourth one on cold and use. */
+size_t bench_kind_sizes(const struct bench_opts *opts, enum bench_kind kind, size_t *sizes);
+size_t bench_largest(const size_t *sizes, size_t n);
+/* A --pool too small for two slots of the largest cold or use extent (a
+ * clear's two slots, or a copy's source and destination): one line, 2
+ * (before anything runs); else 0 (clearbench.c, sweep and copy ask). */
+int bench_check_pool(const struct bench_opts *opts, unsigned targets);
 
 #endif
