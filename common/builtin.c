@@ -14,6 +14,8 @@
 
 #define KIB(n) ((size_t)(n) * 1024 / 4096)
 #define MIB(n) ((size_t)(n) * 1024 * 1024 / 4096)
+/* A row measured for clears only: copies take its bands' counterparts. */
+#define NO_COPY_ROWS 0, { { 0, NULL } }
 
 const struct cp__builtin cp__builtins[] = {
 	/* intel-sapphire-rapids: avx2 at one page, rep stosb from 8 KiB (level
@@ -21,25 +23,25 @@ const struct cp__builtin cp__builtins[] = {
 	 * temporal stores fall to 9-11 GB/s. Threshold: the geometric mean of
 	 * rep stosb's rates in the LLC and in DRAM. */
 	{ "intel-sapphire-rapids", 3,
-	  { { 0, "avx2" }, { 2, "rep_stosb" }, { MIB(64), "avx2_nt" } }, MIB(4), 17000, 0 },
+	  { { 0, "avx2" }, { 2, "rep_stosb" }, { MIB(64), "avx2_nt" } }, MIB(4), 17000, 0, NO_COPY_ROWS },
 	/* intel-emerald-rapids: zmm stores to 16 KiB, rep stosb from 32 KiB
 	 * (zmm stores fell to half there in two of three sweeps), non-temporal
 	 * from 32 MiB, where temporal stores turn bimodal. Threshold as above. */
 	{ "intel-emerald-rapids", 3,
-	  { { 0, "avx512" }, { KIB(32), "rep_stosb" }, { MIB(32), "avx2_nt" } }, MIB(4), 11500, 0 },
+	  { { 0, "avx512" }, { KIB(32), "rep_stosb" }, { MIB(32), "avx2_nt" } }, MIB(4), 11500, 0, NO_COPY_ROWS },
 	/* amd-zen4: avx2, clzero from half the L3 (ahead of avx2_nt on three
 	 * of the host's four tables). One core nearly saturates memory: shares
 	 * of 8 MiB. Threshold from timed 16 KiB chunks: LLC-resident p90 31
 	 * GB/s, cold p10 12; 20000 near their geometric mean. Discard: never
 	 * (madvise alone took 3.5-6x the stores on 4 KiB pages). */
 	{ "amd-zen4", 2,
-	  { { 0, "avx2" }, { MIB(16), "clzero" } }, MIB(8), 20000, CP__BAND_UNUSED },
+	  { { 0, "avx2" }, { MIB(16), "clzero" } }, MIB(8), 20000, CP__BAND_UNUSED, NO_COPY_ROWS },
 	/* amd-zen3: avx2, avx2_nt from 16 MiB (this VM's L3 share does not hold
 	 * a 16 MiB buffer; clzero level). Threshold from timed 16 KiB chunks:
 	 * cached p90 37 GB/s, cold p10 7-9; 16000 misjudged 1-3 of 401 hot
 	 * chunks. Discard: never, as on Zen 4. */
 	{ "amd-zen3", 2,
-	  { { 0, "avx2" }, { MIB(16), "avx2_nt" } }, MIB(8), 16000, CP__BAND_UNUSED },
+	  { { 0, "avx2" }, { MIB(16), "avx2_nt" } }, MIB(8), 16000, CP__BAND_UNUSED, NO_COPY_ROWS },
 	/* amd-zen5: avx2, clzero from the 32 MiB LLC (cp_clear_pages_cold:
 	 * clzero at every extent, where it led on memory not in the cache).
 	 * rep stos leads avx2 at 1-8 MiB but is not taken: its chunk times cold
@@ -48,6 +50,7 @@ const struct cp__builtin cp__builtins[] = {
 	 * 525 ticks, cold ones with a warm TLB (a cold extent's later batches)
 	 * p10 1113; 34000 MB/s is a limit of 1010. */
 	{ "amd-zen5", 2,
-	  { { 0, "avx2" }, { MIB(32), "clzero" } }, MIB(8), 34000, 0 },
+	  { { 0, "avx2" }, { MIB(32), "clzero" } }, MIB(8), 34000, 0,
+	  2, { { 0, "avx512" }, { KIB(32), "rep_movsb" } } },
 };
 const size_t cp__builtins_len = sizeof(cp__builtins) / sizeof(cp__builtins[0]);

@@ -25,6 +25,7 @@ static struct cp__select_in select_in(const struct cp__state *s, const struct cp
 {
 	struct cp__select_in in = {
 		.cpu = cpu, .usable = &s->kernels, .profile = profile,
+		.copy_usable = &s->copy_kernels,
 		.has_nt_threshold = s->has_nt_threshold,
 		.nt_threshold_pages = s->nt_threshold_pages, .forced = s->forced,
 	};
@@ -41,15 +42,6 @@ int cp__state_decide(const struct cp__decide_in *in, struct cp__state *out)
 	out->nt_threshold_pages = in->nt_threshold_pages;
 	cp__registry_build(out->features, &out->kernels);
 	cp__copy_registry_build(out->features, &out->copy_kernels);
-	for (size_t i = out->copy_kernels.n; i-- > 0;) {   /* the first of each class */
-		const struct cp_copy_kernel *k = out->copy_kernels.k[i];
-		if (k->flags & CP_NONTEMPORAL)
-			out->copy_nontemporal = k;
-		else
-			out->copy_temporal = k;
-	}
-	if (!out->copy_nontemporal)
-		out->copy_nontemporal = out->copy_temporal;
 	out->forced = cp__list_find(&out->kernels, in->forced_name);
 
 	struct cp__cpu cpu;

@@ -315,6 +315,8 @@ int cp__policy_publish(const struct cp__policy *policy, const char *source)
 {
 	struct cp__policy p = *policy;
 	cp__policy_finish(&p);     /* a hand-made policy's derived fields */
+	if (!p.copy.band[0].kernel)   /* and copy bands, where it made none */
+		cp__copy_bands_derive(&cp__state()->copy_kernels, &p);
 	return publish(cp__state(), &p, source);
 }
 

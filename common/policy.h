@@ -36,6 +36,15 @@ struct cp__bands {
 	struct cp__band band[CP__MAX_BANDS];
 };
 
+/* The copy policy: the same bands, of copy kernels (cp_copy_pages). */
+struct cp__copy_band {
+	size_t from_pages;
+	const struct cp_copy_kernel *kernel;
+};
+struct cp__copy_bands {
+	struct cp__copy_band band[CP__MAX_BANDS];
+};
+
 struct cp__policy {
 	struct cp__bands any, hot, cold, uncached;
 	/* A temporal clear of the first chunk at this rate or faster (MB/s,
@@ -51,22 +60,35 @@ struct cp__policy {
 	 * memory handed back with madvise rather than stored; CP__BAND_UNUSED:
 	 * never (common/discard.c). */
 	size_t discard_from_pages;
-	/* cp_copy_pages: non-temporal copy kernels from this extent
-	 * (CP__BAND_UNUSED: never): half any's crossover (cp__policy_finish), or
-	 * CLEARPAGES_NT_THRESHOLD as given (cp__select). */
-	size_t copy_nt_from_pages;
+	/* cp_copy_pages and the copy walks: a built-in row's copy bands, else
+	 * any's, each kernel's copy counterpart at half its extent
+	 * (cp__copy_bands_derive). */
+	struct cp__copy_bands copy;
 };
 
 /* The band of npages: ascending scan, so a one-page clear costs one
- * comparison and the worst case (past every boundary) eight. */
+ * comparison and the worst case (past every boundary) eight. FROM(i) is
+ * band i's from_pages (clear and copy bands alike). */
+#define CP__BAND_INDEX(FROM, npages) __extension__ ({                        \
+	unsigned i_ = 0;                                                       \
+	if ((npages) >= FROM(1)) {   /* else straight-line: the small call */  \
+		i_ = 1;                                                        \
+		while (i_ + 1 < CP__MAX_BANDS && (npages) >= FROM(i_ + 1))     \
+			i_++;                                                  \
+	}                                                                      \
+	i_; })
 static inline const struct cp_kernel *cp__bands_pick(const struct cp__bands *b, size_t npages)
 {
-	if (npages < b->band[1].from_pages)   /* straight-line: the common small call */
-		return b->band[0].kernel;
-	unsigned i = 1;
-	while (i + 1 < CP__MAX_BANDS && npages >= b->band[i + 1].from_pages)
-		i++;
-	return b->band[i].kernel;
+#define CP__FROM(i) b->band[i].from_pages
+	return b->band[CP__BAND_INDEX(CP__FROM, npages)].kernel;
+#undef CP__FROM
+}
+static inline const struct cp_copy_kernel *cp__copy_bands_pick(const struct cp__copy_bands *b,
+							       size_t npages)
+{
+#define CP__FROM(i) b->band[i].from_pages
+	return b->band[CP__BAND_INDEX(CP__FROM, npages)].kernel;
+#undef CP__FROM
 }
 
 /* Bands in use (1 .. CP__MAX_BANDS). */
@@ -99,6 +121,14 @@ static inline int cp__bands_eq(const struct cp__bands *a, const struct cp__bands
 			return 0;
 	return 1;
 }
+static inline int cp__copy_bands_eq(const struct cp__copy_bands *a, const struct cp__copy_bands *b)
+{
+	for (unsigned i = 0; i < CP__MAX_BANDS; i++)
+		if (a->band[i].from_pages != b->band[i].from_pages ||
+		    a->band[i].kernel != b->band[i].kernel)
+			return 0;
+	return 1;
+}
 static inline int cp__policy_eq(const struct cp__policy *a, const struct cp__policy *b)
 {
 	return cp__bands_eq(&a->any, &b->any) && cp__bands_eq(&a->hot, &b->hot) &&
@@ -108,7 +138,7 @@ static inline int cp__policy_eq(const struct cp__policy *a, const struct cp__pol
 	       a->cold_estimate_below_pages == b->cold_estimate_below_pages &&
 	       a->parallel_min_share_pages == b->parallel_min_share_pages &&
 	       a->discard_from_pages == b->discard_from_pages &&
-	       a->copy_nt_from_pages == b->copy_nt_from_pages;
+	       cp__copy_bands_eq(&a->copy, &b->copy);
 }
 
 /* The derived fields of p from its bands and threshold (select.c; anything

@@ -33,6 +33,7 @@ const struct cp__kernel_desc cp__kernel_table[] = {
 };
 const size_t cp__kernel_table_len = sizeof(cp__kernel_table) / sizeof(cp__kernel_table[0]);
 
+#define CP_COPY_FOR(clear, copy)   /* select.c's: copy counterparts */
 #define CP_COPY_SYM2(arch, name) cp_##arch##_copy_##name
 #define CP_COPY_SYM(arch, name) CP_COPY_SYM2(arch, name)
 #define CP_COPY_KERNEL(name, class, regs, needs, ranked_by, what) \

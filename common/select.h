@@ -29,6 +29,9 @@ struct cp__builtin {
 	unsigned cached_min_mbps;               /* residency threshold; 0: the generic one */
 	size_t discard_from_pages;              /* cp_zero's discard; 0: the generic one,
 						   CP__BAND_UNUSED: never */
+	unsigned ncopy;                         /* copy bands (kernels of copy_kernels.def);
+						   0: derived from the bands above */
+	struct cp__builtin_band copy[4];
 };
 extern const struct cp__builtin cp__builtins[];
 extern const size_t cp__builtins_len;
@@ -41,6 +44,7 @@ struct cp__select_in {
 	int has_nt_threshold;                   /* CLEARPAGES_NT_THRESHOLD */
 	size_t nt_threshold_pages;
 	const struct cp_kernel *forced;         /* CLEARPAGES_KERNEL, or NULL */
+	const struct cp__copy_kernel_list *copy_usable;   /* NULL: no copy bands */
 };
 
 /* Fills out; returns the built-in profile used for the defaults, or NULL
@@ -49,6 +53,11 @@ const struct cp__builtin *cp__select(const struct cp__select_in *in, struct cp__
 /* Rows (ascending from 0) into a band list: equal neighbours merged, at most
  * CP__MAX_BANDS, unused slots filled. n == 0 leaves the list as it was. */
 void cp__bands_set(struct cp__bands *b, const struct cp__band *rows, unsigned n);
+/* Copy bands from p->any: each band's kernel replaced by its copy
+ * counterpart (copy_kernels.def's CP_COPY_FOR, else the copy kernel of the
+ * same name, else the first usable copy kernel of its class), at half its
+ * extent (a copy moves each byte twice: its read and its write). */
+void cp__copy_bands_derive(const struct cp__copy_kernel_list *usable, struct cp__policy *p);
 /* The built-in profile for a microarchitecture name, or NULL. */
 const struct cp__builtin *cp__builtin_find(const char *uarch);
 

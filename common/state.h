@@ -31,9 +31,6 @@ struct cp__state {
 	const struct cp_kernel *forced;   /* CLEARPAGES_KERNEL, or NULL */
 	struct cp__kernel_list kernels;   /* usable, cp_kernels() order */
 	struct cp__copy_kernel_list copy_kernels;   /* usable, cp_copy_kernels() order */
-	/* The first temporal and the first non-temporal copy kernel of the list
-	 * (the temporal one where there is none non-temporal). */
-	const struct cp_copy_kernel *copy_temporal, *copy_nontemporal;
 	struct cp__policy policy;         /* what the calls use */
 	struct cp__policy defaults;       /* built-in or generic, overrides applied */
 	char default_source[48];          /* "builtin:NAME" or "generic" */
@@ -105,7 +102,7 @@ typedef const struct cp_kernel *(*cp__pick_fn)(size_t npages);
 /* cp_copy_pages' kernel for npages in state s. */
 static inline const struct cp_copy_kernel *cp__copy_pick(const struct cp__state *s, size_t npages)
 {
-	return npages >= s->policy.copy_nt_from_pages ? s->copy_nontemporal : s->copy_temporal;
+	return cp__copy_bands_pick(&s->policy.copy, npages);
 }
 
 /* 1 when [addr, addr + len) with len > 0 is a valid byte range: not NULL,

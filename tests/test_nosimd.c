@@ -95,7 +95,7 @@ Test(nosimd, selection_never_picks_a_vector_kernel)
 				cpu.llc_bytes = llc[c];
 				cpu.dczva_block_bytes = 64;
 				cp__registry_build(cpu.features & ~CP__F_SIMD, &usable);
-				struct cp__select_in in = { &cpu, &usable, NULL, 0, 0, NULL };
+				struct cp__select_in in = { &cpu, &usable, NULL, 0, 0, NULL, NULL };
 				cp__select(&in, &pol);
 				char who[96];
 				snprintf(who, sizeof(who), "%s llc %zu prefs %u",

@@ -382,7 +382,7 @@ Test(residency, no_counter_decides_by_extent_alone)
 Test(residency, overrides_leave_nothing_to_estimate)
 {
 	struct described d = intel_vm();
-	struct cp__select_in in = { &d.cpu, &d.usable, NULL, 1, 256, NULL };   /* 1 MiB */
+	struct cp__select_in in = { &d.cpu, &d.usable, NULL, 1, 256, NULL, NULL };   /* 1 MiB */
 	cp__select(&in, &d.policy);
 	expect_residency("nt=1M", &d.policy,
 			 BANDS({ 0, "avx512" }, { 4, "rep_stosb" }, { 256, "avx2_nt" }),

@@ -153,7 +153,7 @@ Test(select, a_profile_for_another_cpu_is_never_selected)
 Test(select, overrides_apply_to_bands)
 {
 	struct described d = x86("GenuineIntel", 6, 0xcf, ERMS | FSRM | AVX2 | Z512, 300);
-	struct cp__select_in in = { &d.cpu, &d.usable, NULL, 1, 256, NULL };   /* 1 MiB */
+	struct cp__select_in in = { &d.cpu, &d.usable, NULL, 1, 256, NULL, NULL };   /* 1 MiB */
 	cp__select(&in, &d.policy);
 	assert_bands("emr nt=1M", "any", &d.policy.any,
 		     BANDS({ 0, "avx512" }, { 8, "rep_stosb" }, { 256, "avx2_nt" }));

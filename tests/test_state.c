@@ -210,7 +210,7 @@ static void same_choices(struct cp__policy *out, const struct cp__policy *p, int
 	out->cold_estimate_below_pages = p->cold_estimate_below_pages;
 	out->parallel_min_share_pages = p->parallel_min_share_pages;
 	out->discard_from_pages = p->discard_from_pages;
-	out->copy_nt_from_pages = p->copy_nt_from_pages;
+	out->copy = p->copy;
 }
 
 Test(state, identical_policy_with_other_padding_finds_the_kept_state)
