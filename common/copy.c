@@ -3,7 +3,7 @@
  * Copying pages: cp_copy_pages, cp_copy_huge(_opts) (the walk is huge.c's)
  * and the copy registry's public face. Checks first, nothing written when
  * one fails; then one kernel call, chosen by extent from the published state
- * (state.h: cp__copy_pick; the crossover is select.c's copy_nt_from).
+ * (state.h: cp__copy_pick; the bands: select.c, copy_bands).
  */
 #include "huge.h"
 #include "state.h"
