@@ -65,34 +65,6 @@ size_t bench_auto_bands(size_t *from_pages, const struct cp_kernel **kernel, siz
 	return bench_bands_of(cp_kernel_for, from_pages, kernel, max);
 }
 
-size_t bench_bands_of(const struct cp_kernel *(*pick)(size_t npages), size_t *from_pages,
-		      const struct cp_kernel **kernel, size_t max)
-{
-	/* pick() at every power of two, then the exact switch point by
-	 * bisection between the two powers where the kernel changed */
-	size_t n = 0;
-	const struct cp_kernel *prev = NULL;
-	size_t prev_pages = 0;
-	for (size_t pages = 1; pages <= GIB_PAGES && n < max; pages *= 2) {
-		const struct cp_kernel *k = pick(pages);
-		if (k != prev) {
-			size_t lo = prev_pages, hi = pages;   /* kernel(lo) = prev, kernel(hi) = k */
-			while (prev && hi - lo > 1) {
-				size_t mid = lo + (hi - lo) / 2;
-				if (pick(mid) == prev)
-					lo = mid;
-				else
-					hi = mid;
-			}
-			from_pages[n] = prev ? hi : 1;
-			kernel[n++] = k;
-			prev = k;
-		}
-		prev_pages = pages;
-	}
-	return n;
-}
-
 static unsigned cpus_here(void)
 {
 	cpu_set_t set;
@@ -127,31 +99,93 @@ static void thp_mode(char *buf, size_t len)
 		fclose(f);
 }
 
-/* "k1 4K to 8K, k2 8K to 64M, k3 from 64M on" for a per-extent choice. */
-static void bands_line(const struct cp_kernel *(*pick)(size_t npages), char *out, size_t len)
+
+/* Where a per-extent choice changes, from one page to 1 GiB: pick(pages,
+ * ctx) at every power of two, then the exact switch point by bisection
+ * between the two powers where the choice changed. */
+static size_t bands_by(const void *(*pick)(size_t npages, const void *ctx), const void *ctx,
+		       size_t *from_pages, const void **kernel, size_t max)
+{
+	size_t n = 0;
+	const void *prev = NULL;
+	size_t prev_pages = 0;
+	for (size_t pages = 1; pages <= GIB_PAGES && n < max; pages *= 2) {
+		const void *k = pick(pages, ctx);
+		if (k != prev) {
+			size_t lo = prev_pages, hi = pages;   /* kernel(lo) = prev, kernel(hi) = k */
+			while (prev && hi - lo > 1) {
+				size_t mid = lo + (hi - lo) / 2;
+				if (pick(mid, ctx) == prev)
+					lo = mid;
+				else
+					hi = mid;
+			}
+			from_pages[n] = prev ? hi : 1;
+			kernel[n++] = k;
+			prev = k;
+		}
+		prev_pages = pages;
+	}
+	return n;
+}
+
+struct clear_pick { const struct cp_kernel *(*pick)(size_t npages); };
+static const void *clear_pick(size_t npages, const void *ctx)
+{
+	return ((const struct clear_pick *)ctx)->pick(npages);
+}
+static const void *copy_pick(size_t npages, const void *ctx)
+{
+	(void)ctx;
+	return cp_copy_kernel_for(npages);
+}
+
+size_t bench_bands_of(const struct cp_kernel *(*pick)(size_t npages), size_t *from_pages,
+		      const struct cp_kernel **kernel, size_t max)
+{
+	struct clear_pick ctx = { pick };
+	const void *k[BENCH_MAX_BANDS];
+	size_t n = bands_by(clear_pick, &ctx, from_pages, k,
+			    max < BENCH_MAX_BANDS ? max : BENCH_MAX_BANDS);
+	for (size_t i = 0; i < n; i++)
+		kernel[i] = k[i];
+	return n;
+}
+
+/* "k1 4K to 8K, k2 8K to 64M, k3 from 64M on" for a per-extent choice;
+ * name(k) names one of pick's results. */
+static void bands_text(const void *(*pick)(size_t npages, const void *ctx), const void *ctx,
+		       const char *(*name)(const void *k), char *out, size_t len)
 {
 	size_t from[BENCH_MAX_BANDS];
-	const struct cp_kernel *k[BENCH_MAX_BANDS];
+	const void *k[BENCH_MAX_BANDS];
 	char a[16], b[16];
-	size_t nb = bench_bands_of(pick, from, k, BENCH_MAX_BANDS);
+	size_t nb = bands_by(pick, ctx, from, k, BENCH_MAX_BANDS);
 	out[0] = '\0';
 	for (size_t i = 0; i < nb; i++) {
 		size_t l = strlen(out);
 		if (i + 1 < nb)
-			snprintf(out + l, len - l, "%s%s %s to %s", i ? ", " : "", k[i]->name,
+			snprintf(out + l, len - l, "%s%s %s to %s", i ? ", " : "", name(k[i]),
 				 bench_size_str(from[i] * CP_PAGE_SIZE, a, sizeof(a)),
 				 bench_size_str(from[i + 1] * CP_PAGE_SIZE, b, sizeof(b)));
 		else
-			snprintf(out + l, len - l, "%s%s from %s on", i ? ", " : "", k[i]->name,
+			snprintf(out + l, len - l, "%s%s from %s on", i ? ", " : "", name(k[i]),
 				 bench_size_str(from[i] * CP_PAGE_SIZE, a, sizeof(a)));
 	}
+}
+static const char *clear_name(const void *k) { return ((const struct cp_kernel *)k)->name; }
+static const char *copy_name(const void *k) { return ((const struct cp_copy_kernel *)k)->name; }
+static void bands_line(const struct cp_kernel *(*pick)(size_t npages), char *out, size_t len)
+{
+	struct clear_pick ctx = { pick };
+	bands_text(clear_pick, &ctx, clear_name, out, len);
 }
 
 /* The header's fields, once, for text, JSON and HTML alike. */
 struct header {
 	struct bench_host h;
 	char arch[16], kernel_list[512], features[400], caches[128], autoline[512], thp[64];
-	char uncachedline[512];
+	char uncachedline[512], copyline[512];
 	char os[128];
 };
 
@@ -184,6 +218,7 @@ static void header_fill(struct header *hd, const struct bench_opts *opts)
 		 bench_size_str(hd->h.l2_bytes, b, sizeof(b)),
 		 bench_size_str(hd->h.llc_bytes, c, sizeof(c)));
 	bands_line(cp_kernel_for, hd->autoline, sizeof(hd->autoline));
+	bands_text(copy_pick, NULL, copy_name, hd->copyline, sizeof(hd->copyline));
 	if (bench_estimate_from_pages() == SIZE_MAX) {
 		snprintf(hd->uncachedline, sizeof(hd->uncachedline),
 			 "no estimate (extent alone: the line above)");
@@ -232,6 +267,7 @@ void bench_header(const struct bench_opts *opts, const char *scenario)
 	printf("kernels:  %s\n", hd.kernel_list);
 	printf("auto:     %s\n", hd.autoline);
 	printf("uncached: %s\n", hd.uncachedline);
+	printf("copy:     %s\n", hd.copyline);
 	printf("policy:   %s\n", cp_policy_source());
 	printf("memory:   THP %s; GB/s = 10^9 bytes/s; memset from glibc %s\n", hd.thp,
 	       bench_libc_version());
@@ -261,6 +297,8 @@ void bench_header_json(FILE *f, const struct bench_opts *opts)
 	bench_json_str(f, hd.autoline);
 	fprintf(f, ", \"uncached\": ");
 	bench_json_str(f, hd.uncachedline);
+	fprintf(f, ", \"copy\": ");
+	bench_json_str(f, hd.copyline);
 	/* the bands as data, and where auto first goes non-temporal (0: never) */
 	size_t from[BENCH_MAX_BANDS], nt_from = 0;
 	const struct cp_kernel *bk[BENCH_MAX_BANDS];
@@ -329,6 +367,7 @@ void bench_header_html(FILE *f, const struct bench_opts *opts)
 	html_row(f, "kernels", hd.kernel_list);
 	html_row(f, "auto", hd.autoline);
 	html_row(f, "uncached", hd.uncachedline);
+	html_row(f, "copy", hd.copyline);
 	html_row(f, "policy", cp_policy_source());
 	snprintf(line, sizeof(line), "clearpages %s, %s, %s, glibc %s, THP %s", cp_version(),
 		 hd.arch, hd.os, bench_libc_version(), hd.thp);
