@@ -202,6 +202,48 @@ ParameterizedTest(size_t *idx, copy_kernels, availability)
 	cr_assert(!copy_once(k, 3, 1, why, sizeof(why)), "%s: %s", k->name, why);
 }
 
+/* CLEARPAGES_DISABLE as the library decides it (cp__state_decide) for a CPU
+ * with every feature: each token of this arch masked in turn, the copy
+ * kernels needing it vanish, the others stay; simd takes every CP_SIMD one;
+ * a temporal kernel is always left for cp_copy_pages. */
+Test(copy_kernels, disable_masks_copy_kernels)
+{
+	static struct cp__state st;
+	struct cp__cpu cpu;
+	memset(&cpu, 0, sizeof(cpu));
+	cpu.features = ~0u;
+	cpu.l2_bytes = (size_t)1 << 20;
+	cpu.llc_bytes = (size_t)32 << 20;
+	cpu.dczva_block_bytes = 64;
+	for (size_t t = 0; t < cp__feature_tokens_len; t++) {
+		const struct cp__feature_token *tok = &cp__feature_tokens[t];
+		if (!cp__feature_token_here(tok))
+			continue;
+		struct cp__decide_in in = { &cpu, tok->feature, 1, 0, 0, NULL };
+		cr_assert_eq(cp__state_decide(&in, &st), 0);
+		size_t listed = 0;
+		for (size_t i = 0; i < cp__copy_kernel_table_len; i++) {
+			const struct cp__copy_kernel_desc *d = &cp__copy_kernel_table[i];
+			const struct cp_copy_kernel *k = cp__copy_list_find(&st.copy_kernels,
+									    d->kernel.name);
+			int want = !(d->needs & tok->feature);
+			cr_assert_eq(k != NULL, want, "%s masked: copy kernel %s %s", tok->token,
+				     d->kernel.name, want ? "missing" : "still listed");
+			cr_assert(!k || k == &d->kernel);
+			cr_assert(!(k && tok->feature == CP__F_SIMD && (k->flags & CP_SIMD)),
+				  "simd masked: %s listed", d->kernel.name);
+			listed += k != NULL;
+		}
+		cr_assert_eq(st.copy_kernels.n, listed, "%s masked", tok->token);
+		const struct cp_copy_kernel *t0 = st.copy_temporal, *nt0 = st.copy_nontemporal;
+		cr_assert(t0 && !(t0->flags & CP_NONTEMPORAL), "%s masked: no temporal copy kernel",
+			  tok->token);
+		cr_assert(cp__copy_list_find(&st.copy_kernels, t0->name) == t0 &&
+			  nt0 && cp__copy_list_find(&st.copy_kernels, nt0->name) == nt0,
+			  "%s masked: the state's picks are not listed", tok->token);
+	}
+}
+
 /* ---- cp_copy_pages --------------------------------------------------------- */
 
 /* The three checked copy calls, one signature. */
