@@ -122,7 +122,7 @@ test-x86-models test-fuzz test-asan test-valgrind:
 
 # The x86 matrix (tests/models/x86_64.sh, beside its arm64 twin arm64.sh):
 # expectations derived from kernels.def by tests/models/expect.awk.
-$(MODELS_BIN): tests/models/cpu_identity.h tests/nosimd.h
+$(MODELS_BIN): tests/models/cpu_identity.h tests/models/copy_checks.h tests/nosimd.h
 rel-x86-models: $(MODELS_BIN)
 	tests/models/x86_64.sh $(MODELS_BIN) $(BUILD)/models/logs
 
