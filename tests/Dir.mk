@@ -6,7 +6,7 @@ CRIT_LIBS   ?= -lcriterion
 TEST_SRCS := $(wildcard tests/test_*.c) $(wildcard tests/$(ARCH)_*.c)
 TEST_BIN  := $(BUILD)/tests/cp_tests
 
-$(TEST_BIN): $(TEST_SRCS) tests/testutil.h tests/zero_mem.h tests/guard.h tests/nosimd.h tests/profile_files.h tests/select_util.h tests/uring_min.h bench/derive.c bench/derive.h bench/stats.c bench/stats.h \
+$(TEST_BIN): $(TEST_SRCS) tests/testutil.h tests/every_kernel.h tests/copy_pattern.h tests/zero_mem.h tests/guard.h tests/nosimd.h tests/profile_files.h tests/select_util.h tests/uring_min.h bench/derive.c bench/derive.h bench/stats.c bench/stats.h \
             $(LIB_A) | $(BUILD)/tests
 	$(CC) $(CP_CFLAGS) $(CFLAGS) -fvisibility=default $(CRIT_CFLAGS) -Itests \
 	    -o $@ $(TEST_SRCS) $(LIB_A) $(CRIT_LIBS) -lpthread -lm
@@ -99,7 +99,7 @@ REL_TIMED      := scripts/reliability-timed.sh
 FUZZ_SECONDS   ?= 30
 STRESS_SECONDS ?= $(if $(RUN),10,20)
 
-PLAIN_HDRS := tests/models/plain.h tests/guard.h include/clearpages.h
+PLAIN_HDRS := tests/models/plain.h tests/guard.h tests/copy_pattern.h include/clearpages.h
 MODELS_BIN := $(BUILD)/models/cp_check
 STRESS_BIN := $(BUILD)/stress/cp_stress
 
@@ -122,7 +122,7 @@ test-x86-models test-fuzz test-asan test-valgrind:
 
 # The x86 matrix (tests/models/x86_64.sh, beside its arm64 twin arm64.sh):
 # expectations derived from kernels.def by tests/models/expect.awk.
-$(MODELS_BIN): tests/models/cpu_identity.h tests/nosimd.h
+$(MODELS_BIN): tests/models/cpu_identity.h tests/models/copy_checks.h tests/nosimd.h
 rel-x86-models: $(MODELS_BIN)
 	tests/models/x86_64.sh $(MODELS_BIN) $(BUILD)/models/logs
 

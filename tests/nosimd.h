@@ -3,7 +3,8 @@
  * The general-register request (CLEARPAGES_DISABLE=simd) as this process's
  * library took it: no CP_SIMD kernel is listed, found, or picked by the
  * extent policy (any, hot, cold) at any band edge from 1 to 2^18 pages, and a
- * temporal and a non-temporal kernel are still there. Shared by the Criterion
+ * temporal and a non-temporal kernel are still there; no CP_SIMD copy kernel
+ * is listed, found or chosen by cp_copy_kernel_for either. Shared by the Criterion
  * suite (tests/test_nosimd.c) and the plain model driver (tests/models/
  * cp_check.c), which run it natively and under qemu. No Criterion.
  */
@@ -44,9 +45,48 @@ static inline int nosimd_picks_near(size_t n, char *why, size_t whylen)
 	return 0;
 }
 
+static inline int nosimd_copy_bad(size_t m, char *why, size_t whylen)
+{
+	const struct cp_copy_kernel *k = cp_copy_kernel_for(m);
+	if (k && !(k->flags & CP_SIMD))
+		return 0;
+	snprintf(why, whylen, "cp_copy_kernel_for(%zu) gave %s", m, k ? k->name : "NULL");
+	return 1;
+}
+
+/* The copy kernels: none CP_SIMD listed, found, or chosen at powers of two
+ * and around the copy crossover. 0, or 1 with why[]. */
+static inline int nosimd_copy_check(char *why, size_t whylen)
+{
+	const struct cp_copy_kernel *const *list;
+	size_t n = cp_copy_kernels(&list), x = cp__state()->policy.copy_nt_from_pages;
+	for (size_t i = 0; i < n; i++)
+		if (list[i]->flags & CP_SIMD) {
+			snprintf(why, whylen, "cp_copy_kernels() lists %s", list[i]->name);
+			return 1;
+		}
+	for (size_t i = 0; i < cp__copy_kernel_table_len; i++) {
+		const struct cp_copy_kernel *k = &cp__copy_kernel_table[i].kernel;
+		if ((k->flags & CP_SIMD) && cp_copy_kernel_find(k->name)) {
+			snprintf(why, whylen, "cp_copy_kernel_find(\"%s\") finds it", k->name);
+			return 1;
+		}
+	}
+	size_t at[] = { x - 1, x, x + 1, SIZE_MAX };
+	for (size_t p = 1; p <= NOSIMD_MAX_PAGES; p *= 2)
+		if (nosimd_copy_bad(p, why, whylen))
+			return 1;
+	for (size_t i = 0; i < 4; i++)
+		if (nosimd_copy_bad(at[i], why, whylen))
+			return 1;
+	return 0;
+}
+
 /* 0 when the request holds, else 1 with why[]. */
 static inline int nosimd_check(char *why, size_t whylen)
 {
+	if (nosimd_copy_check(why, whylen))
+		return 1;
 	const struct cp_kernel *const *list;
 	size_t n = cp_kernels(&list);
 	int temporal = 0, nontemporal = 0;

@@ -6,64 +6,35 @@
  * and the failure names every kernel that failed. Kernels this CPU cannot
  * run show up as skipped in the `availability` tests, with the reason.
  */
-#include "testutil.h"
+#include "every_kernel.h"
 #include "testhooks.h"
-#include <setjmp.h>
-#include <signal.h>
-#include <stdio.h>
 
 /* One property of one kernel over guarded memory g: 0, or -1 with why[]. */
 typedef int kernel_property(const struct cp_kernel *k, struct guarded *g,
 			    char *why, size_t whylen);
 
-/* A kernel that faults (a store past the guard, an instruction the CPU
- * lacks) fails its property; the loop goes on with the next kernel. */
-static sigjmp_buf fault_return;
-static volatile sig_atomic_t fault_signal;
+/* Every usable clear kernel through check_every (every_kernel.h), over one
+ * guarded mapping of `pages` pages shared by the runs. */
+struct clear_every { const struct cp_kernel *const *list; kernel_property *prop; struct guarded g; };
 
-static void on_fault(int sig)
+static const char *clear_name(const void *ctx, size_t i)
 {
-	fault_signal = sig;
-	siglongjmp(fault_return, 1);
+	return ((const struct clear_every *)ctx)->list[i]->name;
+}
+
+static int clear_run(const void *ctx, size_t i, char *why, size_t whylen)
+{
+	const struct clear_every *c = ctx;
+	struct guarded g = c->g;
+	return c->prop(c->list[i], &g, why, whylen);
 }
 
 static void check_every_kernel(const char *property, kernel_property *prop, size_t pages)
 {
-	static const int sigs[] = { SIGSEGV, SIGBUS, SIGILL };
-	struct sigaction sa, old[3];
-	const struct cp_kernel *const *list;
-	size_t n = cp_kernels(&list), nfailed = 0;
-	char results[4096] = "", failed[512] = "";
-	struct guarded g = guarded_map(pages);
-
-	cr_assert(n > 0, "no usable kernel");
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_fault;
-	sa.sa_flags = SA_NODEFER;
-	for (size_t s = 0; s < 3; s++)
-		sigaction(sigs[s], &sa, &old[s]);
-	for (size_t i = 0; i < n; i++) {
-		const struct cp_kernel *volatile k = list[i];
-		char why[256] = "";
-		int rc;
-		fault_signal = 0;
-		if (sigsetjmp(fault_return, 1) == 0)
-			rc = prop(k, &g, why, sizeof(why));
-		else
-			rc = -1, snprintf(why, sizeof(why), "killed by %s", strsignal(fault_signal));
-		if (rc) {
-			nfailed++;
-			snprintf(failed + strlen(failed), sizeof(failed) - strlen(failed), "%s%s",
-				 nfailed > 1 ? ", " : "", k->name);
-		}
-		snprintf(results + strlen(results), sizeof(results) - strlen(results),
-			 "\n    %-10s %s%s%s", k->name, rc ? "FAIL" : "PASS", rc ? ": " : "", why);
-	}
-	for (size_t s = 0; s < 3; s++)
-		sigaction(sigs[s], &old[s], NULL);
-	guard_unmap(&g);
-	cr_assert(nfailed == 0, "%s: %zu of %zu kernels failed (%s):%s",
-		  property, nfailed, n, failed, results);
+	struct clear_every c = { .prop = prop, .g = guarded_map(pages) };
+	size_t n = cp_kernels(&c.list);
+	check_every(property, n, clear_name, clear_run, &c);
+	guard_unmap(&c.g);
 }
 
 /* Each property: fill, clear, verify every byte of the mapping. */
@@ -199,12 +170,8 @@ ParameterizedTest(size_t *idx, kernels, availability)
 	const struct cp__kernel_desc *d = &cp__kernel_table[*idx];
 	const struct cp_kernel *k = cp_kernel_find(d->kernel.name);
 	if (!k) {
-		char missing[64] = "";
-		for (size_t i = 0; i < cp__feature_tokens_len; i++)
-			if (d->needs & cp__feature_tokens[i].feature) {
-				strcat(missing, " ");
-				strcat(missing, cp__feature_tokens[i].token);
-			}
+		char missing[64];
+		every_needs(d->needs, missing, sizeof(missing));
 		cr_skip_test("kernel %s not usable here: needs%s, which this CPU lacks "
 			     "(or CLEARPAGES_DISABLE masks)", d->kernel.name, missing);
 	}

@@ -26,6 +26,12 @@ Test(nosimd, flag_and_need_agree)
 		cr_expect_eq(!!(d->kernel.flags & CP_SIMD), !!(d->needs & CP__F_SIMD),
 			     "%s: flags 0x%x, needs 0x%x", d->kernel.name, d->kernel.flags, d->needs);
 	}
+	for (size_t i = 0; i < cp__copy_kernel_table_len; i++) {
+		const struct cp__copy_kernel_desc *d = &cp__copy_kernel_table[i];
+		cr_expect_eq(!!(d->kernel.flags & CP_SIMD), !!(d->needs & CP__F_SIMD),
+			     "copy %s: flags 0x%x, needs 0x%x", d->kernel.name, d->kernel.flags,
+			     d->needs);
+	}
 }
 
 Test(nosimd, detection_always_sets_simd)

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # The arm64 CPU-model matrix: the Criterion suite, cross-built, run under
 # qemu-aarch64 once per emulated CPU model, asserting each model's exact
-# cp_kernels() list (CP_EXPECT_KERNELS), DC ZVA block and SVE vector length.
+# cp_kernels() and cp_copy_kernels() lists (CP_EXPECT_KERNELS,
+# CP_EXPECT_COPY_KERNELS), DC ZVA block and SVE vector length.
 # Each row states the features the model has; the expected list is derived
 # from arch/arm64/kernels.def by expect.awk, as its x86 twin (x86_64.sh) does.
 # Prints each model with its tally and time, then the total time.
@@ -69,9 +70,10 @@ MAX=dczva,sve
 [ "$qmajor" -ge 8 ] && MAX=dczva,sve,mops
 # Expected cp_kernels() for features less the masked ones: the shared rule
 # over the one kernel list, never typed here.
+# $3: kernels.def (cp_kernels()) or copy_kernels.def (cp_copy_kernels()).
 expect_for() {
 	awk -v have="$1" -v masked="$2" -f tests/models/expect.awk \
-	    common/features.def arch/arm64/kernels.def
+	    common/features.def "arch/arm64/${3:-kernels.def}"
 }
 
 # name | QEMU_CPU | the features it has | CLEARPAGES_DISABLE | DC ZVA block | SVE VL (bytes)
@@ -99,11 +101,14 @@ printf '%s\n' "$ROWS" | { while IFS='|' read -r name cpu features disable block 
 		required && status=1
 		continue
 	fi
-	expect=$(expect_for "$features" "$disable") || { echo "  $name: FAILED -- expect.awk"; status=1; continue; }
+	expect=$(expect_for "$features" "$disable") &&
+	expect_copy=$(expect_for "$features" "$disable" copy_kernels.def) ||
+		{ echo "  $name: FAILED -- expect.awk"; status=1; continue; }
 	log=$LOGS/$name.log
 	t1=$(date +%s)
 	env QEMU_CPU="$cpu" QEMU_LD_PREFIX="$SYSROOT" CP_TEST_QUICK=1 \
 	    CLEARPAGES_DISABLE="$disable" CP_EXPECT_KERNELS="$expect" \
+	    CP_EXPECT_COPY_KERNELS="$expect_copy" \
 	    CP_EXPECT_DCZVA_BLOCK="$block" CP_EXPECT_SVE_VL="$vl" \
 	    timeout -k 10 300 "$BIN" --jobs="$JOBS" --timeout=120 >"$log" 2>&1
 	rc=$?

@@ -6,10 +6,11 @@
  * between guard pages and every byte of the region is verified; a fault or an
  * illegal instruction is reported as a failure of the check that ran.
  *
- *   cp_check [--expect k1,k2,...] [--features t1,t2,...] [--uarch NAME]
- *            [--signature FAMILY/MODEL/STEPPING] [--quick]
+ *   cp_check [--expect k1,k2,...] [--expect-copy k1,k2,...] [--features t1,t2,...]
+ *            [--uarch NAME] [--signature FAMILY/MODEL/STEPPING] [--quick]
  *
- * --expect: cp_kernels() names, in order, that this CPU (model) must list.
+ * --expect: cp_kernels() names, in order, that this CPU (model) must list;
+ * --expect-copy: the same for cp_copy_kernels() (copies: copy_checks.h).
  * --features: the CLEARPAGES_DISABLE tokens of this arch that detection must
  * find, no more, no fewer ("" for none; ?token: either way); --uarch: the microarchitecture name
  * it must give ("" for unknown); --signature: display family/model/stepping.
@@ -24,6 +25,20 @@
 
 static int quick;
 static char why[256];
+
+/* A list (comma-separated names) against the one the runner expects (NULL:
+ * none given, skipped). */
+static void check_expected(const char *what, const char *got, const char *expect)
+{
+	if (!expect) {
+		check_skip(what, "not given");
+	} else if (strcmp(got, expect)) {
+		snprintf(why, sizeof(why), "got %s, expected %s", got, expect);
+		check_fail(what, why);
+	} else {
+		check_pass(what);
+	}
+}
 
 static void check_kernel_list(const char *expect)
 {
@@ -51,14 +66,7 @@ static void check_kernel_list(const char *expect)
 		check_fail("kernel list well-formed", order_bad);
 	else
 		check_pass("kernel list well-formed");
-	if (!expect) {
-		check_skip("kernel list of this CPU model", "no --expect given");
-	} else if (strcmp(got, expect)) {
-		snprintf(why, sizeof(why), "got %s, expected %s", got, expect);
-		check_fail("kernel list of this CPU model", why);
-	} else {
-		check_pass("kernel list of this CPU model");
-	}
+	check_expected("kernel list of this CPU model", got, expect);
 }
 
 /* CLEARPAGES_DISABLE=simd (the matrix's nosimd rows): no vector kernel
@@ -313,13 +321,18 @@ static void check_huge_order(enum cp_order order)
 	unmap_and_pass(&r, failed, what);
 }
 
+#include "copy_checks.h"
+
 int main(int argc, char **argv)
 {
+	const char *expect_copy = NULL;
 	const char *expect = NULL, *features = NULL, *uarch = NULL, *signature = NULL;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--expect") && i + 1 < argc) {
 			expect = argv[++i];
+		} else if (!strcmp(argv[i], "--expect-copy") && i + 1 < argc) {
+			expect_copy = argv[++i];
 		} else if (!strcmp(argv[i], "--features") && i + 1 < argc) {
 			features = argv[++i];
 		} else if (!strcmp(argv[i], "--uarch") && i + 1 < argc) {
@@ -329,7 +342,8 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--quick")) {
 			quick = 1;
 		} else {
-			fprintf(stderr, "usage: %s [--expect k1,k2,...] [--features t1,t2,...] "
+			fprintf(stderr, "usage: %s [--expect k1,k2,...] [--expect-copy k1,...] "
+				"[--features t1,t2,...] "
 				"[--uarch NAME] [--signature F/M/S] [--quick]\n", argv[0]);
 			return 2;
 		}
@@ -351,5 +365,6 @@ int main(int argc, char **argv)
 	check_clear_alignments();
 	for (int order = CP_ORDER_NEIGHBOURHOOD_LAST; order <= CP_ORDER_HOT_RANGE_LAST; order++)
 		check_huge_order((enum cp_order)order);
+	check_copies(expect_copy);
 	return finish_tally();
 }

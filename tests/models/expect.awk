@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # The cp_kernels() list a CPU with the given features must show, derived from
-# the arch's kernel list (arch/<arch>/kernels.def) by the registry's rule, for
+# the arch's kernel list (arch/<arch>/kernels.def) by the registry's rule --
+# or, given arch/<arch>/copy_kernels.def, the cp_copy_kernels() list -- for
 # both CPU-model matrices (tests/models/x86_64.sh, tests/models/arm64.sh):
 #   - a kernel whose `needs` names a feature the CPU lacks is not listed;
 #   - temporal kernels first, then non-temporal ones, each in list order;
@@ -51,10 +52,10 @@ BEGIN { gsub(/,/, " ", have); gsub(/,/, " ", masked); have = have " simd" }
 	next
 }
 
-# CP_KERNEL(name, class, regs, needs, ranked_by, "what")
-/^CP_KERNEL\(/ {
+# CP_KERNEL(name, class, regs, needs, ranked_by, "what"), CP_COPY_KERNEL(the same)
+/^CP_(COPY_)?KERNEL\(/ {
 	line = $0
-	sub(/^CP_KERNEL\(/, "", line); sub(/,[ \t]*".*/, "", line)
+	sub(/^CP_(COPY_)?KERNEL\(/, "", line); sub(/,[ \t]*".*/, "", line)
 	n = split(line, f, ",")
 	if (n != 5) {
 		printf "expect.awk: cannot read %s line %d\n", FILENAME, FNR > "/dev/stderr"
@@ -70,7 +71,7 @@ BEGIN { gsub(/,/, " ", have); gsub(/,/, " ", masked); have = have " simd" }
 
 END {
 	if (!nk) {
-		print "expect.awk: no CP_KERNEL rows read" > "/dev/stderr"
+		print "expect.awk: no CP_KERNEL or CP_COPY_KERNEL rows read" > "/dev/stderr"
 		exit 2
 	}
 	out = ""

@@ -15,9 +15,10 @@ mkdir -p "$logdir"
 
 # Expected cp_kernels() for a set of features: the shared rule over the one
 # kernel list (expect.awk reads kernels.def), never typed here.
+# $3: the list, kernels.def (cp_kernels()) or copy_kernels.def (cp_copy_kernels()).
 expect_for() {
 	awk -v have="$1" -v masked="$2" -f "$here/expect.awk" common/features.def \
-	    arch/x86_64/kernels.def
+	    "arch/x86_64/${3:-kernels.def}"
 }
 
 # qemu -cpu model | the features it has (CLEARPAGES_DISABLE tokens) |
@@ -64,10 +65,11 @@ printf '%-17s %-78s %-30s %s\n' model "kernel list" tally seconds
 for entry in "${models[@]}"; do
 	IFS='|' read -r model features uarch signature disable <<<"$entry"
 	expect=$(expect_for "$features" "$disable")
+	expect_copy=$(expect_for "$features" "$disable" copy_kernels.def)
 	log="$logdir/${model//[,]/_}${disable:+-no-$disable}.log"
 	runner=("$qemu" -cpu "$model")
 	[ "$model" = native ] && runner=()
-	args=(--expect "$expect" --features "$features")
+	args=(--expect "$expect" --expect-copy "$expect_copy" --features "$features")
 	[ "$uarch" != "?" ] && args+=(--uarch "$uarch")
 	[ "$signature" != "?" ] && args+=(--signature "$signature")
 	start=$(date +%s.%N)

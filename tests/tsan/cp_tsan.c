@@ -19,6 +19,8 @@
  *   small         threads clear two ranges in turn below 1 MiB where the
  *                 uncached band parts from the cached one (cp_clear_pages
  *                 keeps a verdict and its last range), against a profile loader
+ *   copy          threads copy pages between halves of their own regions
+ *                 (cp_copy_pages, cp_copy_huge) against a profile loader
  *
  * Last line: "N passed, N failed[, N skipped]".
  */
@@ -71,13 +73,14 @@ static void *first_call(void *arg)
 	struct helper *h = arg;
 	pthread_barrier_wait(&start_line);
 	int rc = 0;
-	switch (h->id % 6) {
+	switch (h->id % 7) {
 	case 0: rc = cp_clear_pages(h->region.mem, 1); break;
 	case 1: rc = cp_kernels(NULL) == 0; break;
 	case 2: rc = cp__clear_pages_parallel_min(h->region.mem, PAGES, 3, SHARE); break;
 	case 3: rc = cp_set_profile(NULL); break;
 	case 4: rc = cp_kernel_for(PAGES) == NULL; break;
 	case 5: rc = cp_clear_huge(h->region.mem, PAGES, 1); break;
+	case 6: rc = cp_copy_pages(h->region.mem, h->region.mem + PAGES / 2 * PG, PAGES / 2); break;
 	}
 	h->bad += rc != 0;
 	h->done++;
@@ -129,6 +132,26 @@ static void *plain_clearer(void *arg)
 		memset(h->region.mem, FILL, h->region.len);
 		h->bad += cp_clear_pages(h->region.mem, PAGES) != 0 ||
 			  first_not(h->region.mem, h->region.len, 0) != h->region.len;
+		h->done++;
+	} while (!stopped());
+	return NULL;
+}
+
+/* Copies of a half of the region into the other half, both ways, a byte
+ * of the thread's own in every word, checked; the published state (the copy
+ * crossover and kernels) changes under them. */
+static void *copier(void *arg)
+{
+	struct helper *h = arg;
+	const size_t half = PAGES / 2, len = half * PG;
+	unsigned char *a = h->region.mem, *b = a + len;
+	do {
+		unsigned char v = (unsigned char)(h->id * 16 + h->done % 16);
+		memset(a, v, len);
+		h->bad += cp_copy_pages(b, a, half) != 0 || first_not(b, len, v) != len;
+		memset(a, FILL, len);
+		h->bad += cp_copy_huge(a, b, half, (size_t)h->done % half) != 0 ||
+			  first_not(a, len, v) != len;
 		h->done++;
 	} while (!stopped());
 	return NULL;
@@ -411,6 +434,8 @@ int main(int argc, char **argv)
 	} else {
 		check_skip("small", "any and uncached do not part below 1 MiB here");
 	}
+	static void *(*const copies[])(void *) = { copier, copier, profile_loader };
+	run_with("copy: copies against profile loads", copies, 3, main_clears);
 	unlink(profile_path);
 	return finish_tally();
 }
