@@ -59,7 +59,8 @@ static inline int nosimd_copy_bad(size_t m, char *why, size_t whylen)
 static inline int nosimd_copy_check(char *why, size_t whylen)
 {
 	const struct cp_copy_kernel *const *list;
-	size_t n = cp_copy_kernels(&list), x = cp__state()->policy.copy_nt_from_pages;
+	size_t n = cp_copy_kernels(&list);
+	const struct cp__copy_bands *bands = &cp__state()->policy.copy;
 	for (size_t i = 0; i < n; i++)
 		if (list[i]->flags & CP_SIMD) {
 			snprintf(why, whylen, "cp_copy_kernels() lists %s", list[i]->name);
@@ -72,11 +73,17 @@ static inline int nosimd_copy_check(char *why, size_t whylen)
 			return 1;
 		}
 	}
-	size_t at[] = { x - 1, x, x + 1, SIZE_MAX };
+	size_t at[3 * CP__MAX_BANDS + 1], nat = 0;
+	for (unsigned b = 1; b < CP__MAX_BANDS && bands->band[b].from_pages != CP__BAND_UNUSED; b++) {
+		at[nat++] = bands->band[b].from_pages - 1;
+		at[nat++] = bands->band[b].from_pages;
+		at[nat++] = bands->band[b].from_pages + 1;
+	}
+	at[nat++] = SIZE_MAX;
 	for (size_t p = 1; p <= NOSIMD_MAX_PAGES; p *= 2)
 		if (nosimd_copy_bad(p, why, whylen))
 			return 1;
-	for (size_t i = 0; i < 4; i++)
+	for (size_t i = 0; i < nat; i++)
 		if (nosimd_copy_bad(at[i], why, whylen))
 			return 1;
 	return 0;

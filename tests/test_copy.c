@@ -154,11 +154,13 @@ Test(copy_kernels, list_order_and_lookup)
 	cr_assert_null(cp_copy_kernel_find("no_such_kernel"));
 	cr_assert_null(cp_copy_kernel_find(""));
 	cr_assert_null(cp_copy_kernel_find(NULL));
-	/* a clear kernel's name is no copy kernel's */
+	/* a copy kernel found by a name a clear kernel shares is the copy one */
 	const struct cp_kernel *const *clears;
 	size_t nc = cp_kernels(&clears);
-	for (size_t i = 0; i < nc; i++)
-		cr_assert_null(cp_copy_kernel_find(clears[i]->name), "%s", clears[i]->name);
+	for (size_t i = 0; i < nc; i++) {
+		const struct cp_copy_kernel *c = cp_copy_kernel_find(clears[i]->name);
+		cr_assert(!c || (void *)c != (void *)clears[i], "%s", clears[i]->name);
+	}
 }
 
 /* The arm64 matrix (tests/models/arm64.sh) says what each model must list. */
@@ -235,12 +237,11 @@ Test(copy_kernels, disable_masks_copy_kernels)
 			listed += k != NULL;
 		}
 		cr_assert_eq(st.copy_kernels.n, listed, "%s masked", tok->token);
-		const struct cp_copy_kernel *t0 = st.copy_temporal, *nt0 = st.copy_nontemporal;
-		cr_assert(t0 && !(t0->flags & CP_NONTEMPORAL), "%s masked: no temporal copy kernel",
-			  tok->token);
-		cr_assert(cp__copy_list_find(&st.copy_kernels, t0->name) == t0 &&
-			  nt0 && cp__copy_list_find(&st.copy_kernels, nt0->name) == nt0,
-			  "%s masked: the state's picks are not listed", tok->token);
+		for (unsigned b = 0; b < CP__MAX_BANDS; b++) {
+			const struct cp_copy_kernel *k = st.policy.copy.band[b].kernel;
+			cr_assert(k && cp__copy_list_find(&st.copy_kernels, k->name) == k,
+				  "%s masked: copy band %u names a kernel not listed", tok->token, b);
+		}
 	}
 }
 
@@ -353,31 +354,24 @@ Test(copy_api, copies_exactly)
  * has one); the crossover half the clear's, or CLEARPAGES_NT_THRESHOLD. */
 Test(copy_api, kernel_for_extent)
 {
-	const struct cp__state *s = cp__state();
-	const struct cp_copy_kernel *const *list;
-	size_t n = cp_copy_kernels(&list);
-	const struct cp_copy_kernel *first_t = NULL, *first_nt = NULL;
-	for (size_t i = n; i-- > 0;)
-		*(list[i]->flags & CP_NONTEMPORAL ? &first_nt : &first_t) = list[i];
-	cr_assert_not_null(first_t);
-	if (!first_nt)
-		first_nt = first_t;
+	/* the copy bands in force, each boundary exact; what they are made of:
+	 * tests/test_copy_policy.c */
+	const struct cp__copy_bands *b = &cp__state()->policy.copy;
 	cr_assert_eq(cp_copy_kernel_for(0), cp_copy_kernel_for(1));
-	cr_assert_eq(cp_copy_kernel_for(1), first_t, "one page: %s", cp_copy_kernel_for(1)->name);
-	size_t x = s->policy.copy_nt_from_pages, clear_x = cp__policy_nt_from(&s->policy);
-	if (s->has_nt_threshold)
-		cr_assert_eq(x, s->nt_threshold_pages);
-	else
-		cr_assert_eq(x, clear_x == CP__BAND_UNUSED ? clear_x : clear_x / 2,
-			     "copy crossover %zu, clear's %zu", x, clear_x);
-	if (x == CP__BAND_UNUSED) {
-		cr_assert_eq(cp_copy_kernel_for(SIZE_MAX), first_t);
-		return;
+	cr_assert_eq(b->band[0].from_pages, 0);
+	for (unsigned i = 0; i < CP__MAX_BANDS; i++) {
+		size_t from = b->band[i].from_pages;
+		cr_assert_not_null(b->band[i].kernel);
+		cr_assert_eq(cp_copy_kernel_find(b->band[i].kernel->name), b->band[i].kernel,
+			     "band %u: %s is not listed", i, b->band[i].kernel->name);
+		if (from == CP__BAND_UNUSED)
+			break;
+		if (from > 1)
+			cr_assert_eq(cp_copy_kernel_for(from), b->band[i].kernel, "%zu pages: %s", from,
+				     cp_copy_kernel_for(from)->name);
+		if (i && from > 1)
+			cr_assert_eq(cp_copy_kernel_for(from - 1), b->band[i - 1].kernel,
+				     "%zu pages: %s", from - 1, cp_copy_kernel_for(from - 1)->name);
 	}
-	cr_assert_gt(x, 1, "copy crossover %zu pages", x);
-	cr_assert_eq(cp_copy_kernel_for(x - 1), first_t);
-	cr_assert_eq(cp_copy_kernel_for(x), first_nt, "%zu pages: %s", x,
-		     cp_copy_kernel_for(x)->name);
-	cr_assert_eq(cp_copy_kernel_for(SIZE_MAX), first_nt);
-	cr_assert_eq(cp_copy_kernel_for(SIZE_MAX / PG), first_nt);
+	cr_assert_eq(cp_copy_kernel_for(SIZE_MAX / PG), cp__copy_bands_pick(b, SIZE_MAX / PG));
 }
