@@ -195,5 +195,10 @@ void cp__clear_cold_estimated(const struct cp__state *s, void *addr, size_t npag
 unsigned long long cp__counter_hz(const struct cp__state *s);
 /* Hosted: note the counter and the clock at the first use, for the rate. */
 void cp__counter_calibration_start(void);
+/* One reference point of the rate from n tries, each { counter, clock ns,
+ * counter } read in that order: the try with the fewest ticks between its
+ * two counter reads (no preemption or VM exit between them), its clock and
+ * the middle of its counter reads. n >= 1. */
+void cp__counter_pair_pick(const uint64_t (*tries)[3], unsigned n, uint64_t *ns, uint64_t *ticks);
 
 #endif

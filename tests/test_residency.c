@@ -46,6 +46,26 @@ static struct cp__timing timing(unsigned mbps, double hz, size_t min_pages)
 /* The Intel family 6 model 167 VM (TSC 2.6 GHz, the generic 16000 MB/s):
  * 16 KiB temporal chunks measured 1500-1860 ticks on an LLC-resident target,
  * 4500-5400 on a cold one, ~338000 through a host-side stall. */
+/* The rate's reference points: the try not interrupted between its counter
+ * reads, whichever place it has. */
+Test(residency, counter_pair_keeps_the_tightest_try)
+{
+	static const uint64_t tight[3] = { 9001000, 4800000, 9001040 };
+	static const uint64_t loose[2][3] = {
+		{ 1000, 500, 1000 + 9000000 },   /* preempted: 9 M ticks between the reads */
+		{ 9002000, 4800600, 9002900 },
+	};
+	for (unsigned pos = 0; pos < 3; pos++) {
+		uint64_t tries[3][3], ns, ticks;
+		for (unsigned i = 0, l = 0; i < 3; i++)
+			memcpy(tries[i], i == pos ? tight : loose[l++], sizeof(tight));
+		cp__counter_pair_pick((const uint64_t (*)[3])tries, 3, &ns, &ticks);
+		cr_expect_eq(ns, 4800000, "tight try at %u: clock %llu", pos, (unsigned long long)ns);
+		cr_expect_eq(ticks, 9001020, "tight try at %u: counter %llu", pos,
+			     (unsigned long long)ticks);
+	}
+}
+
 Test(residency, intel_vm_chunk_timings)
 {
 	struct cp__timing t = timing(16000, 2.6e9, CP__RESIDENCY_CHUNK_PAGES);
