@@ -48,7 +48,10 @@ const struct cp__builtin cp__builtins[] = {
 	 * memory with a warm TLB as fast as a cached buffer, so the estimate
 	 * could no longer see cold memory. Threshold: cached 16 KiB chunks p90
 	 * 525 ticks, cold ones with a warm TLB (a cold extent's later batches)
-	 * p10 1113; 34000 MB/s is a limit of 1010. */
+	 * p10 1113; 34000 MB/s is a limit of 1010. Copies: avx512 below 32
+	 * KiB (1.6x rep movsb hot, source and destination in the L1d), rep movsb
+	 * from there to 1 GiB (113-147 GB/s against 85-90 at 32-128 KiB; level
+	 * with avx2_nt from 16 MiB, which pays on no kind of target everywhere). */
 	{ "amd-zen5", 2,
 	  { { 0, "avx2" }, { MIB(32), "clzero" } }, MIB(8), 34000, 0,
 	  2, { { 0, "avx512" }, { KIB(32), "rep_movsb" } } },
