@@ -303,83 +303,6 @@ static void apply_nt_threshold(size_t from, struct cp__policy *p)
 	cp__bands_set(&p->any, rows, n);
 }
 
-/* Clear kernels whose copy counterpart has another name (copy_kernels.def). */
-static const struct { const char *clear, *copy; } copy_for[] = {
-#define CP_COPY_KERNEL(name, class, regs, needs, ranked_by, what)
-#define CP_COPY_FOR(clear, copy) { #clear, #copy },
-#include "copy_kernels.def"
-#undef CP_COPY_FOR
-#undef CP_COPY_KERNEL
-};
-
-static const struct cp_copy_kernel *copy_counterpart(const struct cp__copy_kernel_list *usable,
-						     const struct cp_kernel *k)
-{
-	const char *name = k->name;
-	for (size_t i = 0; i < sizeof(copy_for) / sizeof(copy_for[0]); i++)
-		if (cp__streq(copy_for[i].clear, k->name))
-			name = copy_for[i].copy;
-	const struct cp_copy_kernel *c = cp__copy_list_find(usable, name);
-	for (size_t i = 0; !c && i < usable->n; i++)    /* the list is ranked */
-		if ((usable->k[i]->flags & CP_NONTEMPORAL) == (k->flags & CP_NONTEMPORAL))
-			c = usable->k[i];
-	return c ? c : usable->k[0];
-}
-
-/* Rows (ascending from 0) into copy bands: equal neighbours merged, a row
- * starting where the one before it does replacing it, unused slots filled. */
-static void copy_bands_set(struct cp__copy_bands *b, const struct cp__copy_band *rows, unsigned n)
-{
-	unsigned used = 0;
-	for (unsigned i = 0; i < n && used < CP__MAX_BANDS; i++) {
-		if (used && rows[i].from_pages <= b->band[used - 1].from_pages)
-			used--;                                   /* same start: the later */
-		if (used && rows[i].kernel == b->band[used - 1].kernel)
-			continue;
-		b->band[used++] = rows[i];
-	}
-	for (unsigned i = used; i < CP__MAX_BANDS; i++)
-		b->band[i] = (struct cp__copy_band){ CP__BAND_UNUSED, b->band[used - 1].kernel };
-}
-
-void cp__copy_bands_derive(const struct cp__copy_kernel_list *usable, struct cp__policy *p)
-{
-	struct cp__copy_band rows[CP__MAX_BANDS];
-	unsigned n = cp__bands_count(&p->any);
-	if (!usable || !usable->n)
-		return;
-	for (unsigned i = 0; i < n; i++)
-		rows[i] = (struct cp__copy_band){ p->any.band[i].from_pages / 2,
-						  copy_counterpart(usable, p->any.band[i].kernel) };
-	copy_bands_set(&p->copy, rows, n);
-}
-
-/* A built-in row's copy bands (a kernel not usable here: the first usable
- * copy kernel of its class), unless CLEARPAGES_NT_THRESHOLD moved the clear's;
- * else the derived ones. */
-static void copy_bands(const struct cp__select_in *in, const struct cp__builtin *b,
-		       struct cp__policy *p)
-{
-	const struct cp__copy_kernel_list *usable = in->copy_usable;
-	if (!usable || !usable->n)
-		return;
-	if (!b || !b->ncopy || in->has_nt_threshold) {
-		cp__copy_bands_derive(usable, p);
-		return;
-	}
-	struct cp__copy_band rows[4];
-	for (unsigned i = 0; i < b->ncopy; i++) {
-		const struct cp_copy_kernel *c = cp__copy_list_find(usable, b->copy[i].kernel);
-		for (size_t k = 0; !c && k < cp__copy_kernel_table_len; k++)
-			if (cp__streq(cp__copy_kernel_table[k].kernel.name, b->copy[i].kernel)) {
-				struct cp_kernel like = { "", "", cp__copy_kernel_table[k].kernel.flags, NULL };
-				c = copy_counterpart(usable, &like);
-			}
-		rows[i] = (struct cp__copy_band){ b->copy[i].from_pages, c ? c : usable->k[0] };
-	}
-	copy_bands_set(&p->copy, rows, b->ncopy);
-}
-
 const struct cp__builtin *cp__builtin_find(const char *uarch)
 {
 	if (!uarch || !uarch[0])
@@ -425,7 +348,7 @@ const struct cp__builtin *cp__select(const struct cp__select_in *in, struct cp__
 	if (pr && pr->has_discard_from)
 		out->discard_from_pages = pr->discard_from_pages;
 
-	copy_bands(in, b, out);                 /* CLEARPAGES_KERNEL names a clear kernel */
+	cp__copy_bands_select(in, b, out);      /* CLEARPAGES_KERNEL names a clear kernel */
 	if (in->forced) {
 		struct cp__band f = { 0, in->forced };
 		cp__bands_set(&out->any, &f, 1);

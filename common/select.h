@@ -58,6 +58,10 @@ void cp__bands_set(struct cp__bands *b, const struct cp__band *rows, unsigned n)
  * same name, else the first usable copy kernel of its class), at half its
  * extent (a copy moves each byte twice: its read and its write). */
 void cp__copy_bands_derive(const struct cp__copy_kernel_list *usable, struct cp__policy *p);
+/* The copy bands of a policy selected for in (copy_bands.c): b's copy rows,
+ * unless it has none or CLEARPAGES_NT_THRESHOLD is set; else derived. */
+void cp__copy_bands_select(const struct cp__select_in *in, const struct cp__builtin *b,
+			   struct cp__policy *p);
 /* The built-in profile for a microarchitecture name, or NULL. */
 const struct cp__builtin *cp__builtin_find(const char *uarch);
 

@@ -13,7 +13,7 @@ FS_OBJDIR := $(BUILD)/obj-freestanding
 # The libc-free part of common/ (init.c, parallel.c and the profile files stay
 # out), with common/freestanding/init.c in place of common/init.c.
 FS_SRCS   := common/registry.c common/select.c common/builtin.c common/decide.c common/api.c \
-             common/huge.c common/copy.c common/residency.c common/history.c arch/$(ARCH)/cpu.c \
+             common/huge.c common/copy.c common/copy_bands.c common/residency.c common/history.c arch/$(ARCH)/cpu.c \
              common/freestanding/init.c
 FS_OBJS   := $(patsubst %.c,$(FS_OBJDIR)/%.o,$(FS_SRCS))
 # -ffreestanding: no libc assumed (and -fno-builtin: a memset call stays a call
