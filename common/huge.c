@@ -44,8 +44,8 @@
  * Both apply CLEARPAGES_KERNEL. An explicit opts->kernel is used everywhere.
  *
  * Copies (cp_copy_huge_opts) walk the same orders over dst, reading the
- * same page of src: the hot range (NEIGHBOURHOOD_LAST) takes the temporal
- * copy kernel, every other range cp_copy_pages' choice for its size, or the
+ * same page of src: the hot range (NEIGHBOURHOOD_LAST) takes the copy band
+ * of one page, every other range cp_copy_pages' choice for its size, or the
  * explicit copy kernel everywhere.
  */
 #include <errno.h>
@@ -78,7 +78,7 @@ static size_t next_chunk(struct walk *w, size_t count)
 	return (w->batch && w->batch < count) ? w->batch : count;
 }
 
-/* Copy pages [first, first + count); hot: the temporal kernel. */
+/* Copy pages [first, first + count); hot: the one-page band's kernel. */
 static void copy_range(struct walk *w, size_t first, size_t count, int hot)
 {
 	const struct cp_copy_kernel *k = w->copy_kernel;

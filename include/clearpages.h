@@ -229,10 +229,11 @@ int cp_clear_huge_opts(void *base, size_t npages, size_t hot_idx,
  * huge page, a fork of a VM's memory, a snapshot). The same policy as the
  * clear: copy kernels listed by cp_copy_kernels() in the same order
  * (temporal first, fastest at small extents first; then non-temporal),
- * chosen by extent from the state in force: non-temporal stores from the
- * extent where the clear's policy goes non-temporal (built-in row, profile,
- * generic rule, CLEARPAGES_NT_THRESHOLD), halved: a copy moves two extents
- * through the cache. CLEARPAGES_DISABLE masks copy kernels as clear ones;
+ * chosen by extent from the state in force: a built-in row's own copy bands
+ * (measured), else the clear's bands (built-in row, profile, generic rule,
+ * CLEARPAGES_NT_THRESHOLD) with each kernel's copy counterpart at half its
+ * extent: a copy moves two extents through the cache. CLEARPAGES_DISABLE
+ * masks copy kernels as clear ones;
  * CLEARPAGES_KERNEL names a clear kernel and leaves the copy calls alone.
  * Checks as cp_clear_pages, on both ranges (dst and src each not NULL,
  * CP_PAGE_SIZE-aligned, not past the top of the address space), plus
