@@ -234,9 +234,9 @@ static void header_fill(struct header *hd, const struct bench_opts *opts)
 		}
 		if (l < sizeof(hd->uncachedline))
 			l += (size_t)snprintf(hd->uncachedline + l, sizeof(hd->uncachedline) - l,
-				"from %s a 16 KiB chunk per 4 MiB%s under %u MB/s says uncached, then: ",
-				bench_size_str(from * CP_PAGE_SIZE, c, sizeof(c)), l ? "," : "",
-				bench_cached_min_mbps());
+				"from %s a 16 KiB %s chunk per 4 MiB%s under %u MB/s says uncached, then: ",
+				bench_size_str(from * CP_PAGE_SIZE, c, sizeof(c)),
+				bench_chunk_kernel(from, 4)->name, l ? "," : "", bench_cached_min_mbps());
 		if (l < sizeof(hd->uncachedline))
 			bands_line(bench_uncached_kernel, hd->uncachedline + l,
 				   sizeof(hd->uncachedline) - l);

@@ -170,6 +170,11 @@ size_t bench_chunk_pages(unsigned long long *hz)
 	return t.chunk_pages;
 }
 
+const struct cp_kernel *bench_chunk_kernel(size_t npages, size_t chunk_pages)
+{
+	return cp__chunk_kernel(cp__state(), cp__pick_hot(npages), chunk_pages);
+}
+
 unsigned long long bench_time_chunk(const struct cp_kernel *k, void *p, size_t pages)
 {
 	return cp__timed_clear(k, p, pages);

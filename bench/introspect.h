@@ -48,6 +48,9 @@ unsigned long long bench_counter_rate(void);
  * estimates (no usable counter, or a threshold of 0). Then one chunk, cleared by k at p between the
  * library's own counter reads, in ticks. */
 size_t bench_chunk_pages(unsigned long long *hz);
+/* The kernel a plan at npages clears its timed chunks of chunk_pages by
+ * (cp__chunk_kernel: not always the extent's own). */
+const struct cp_kernel *bench_chunk_kernel(size_t npages, size_t chunk_pages);
 unsigned long long bench_time_chunk(const struct cp_kernel *k, void *p, size_t pages);
 
 /* The kernel cp_clear_pages() uses at npages whatever the memory (the any bands). */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tune's residency threshold, from the estimate's own timed chunks
- * (common/residency.h): the first chunk of a batch, cleared by the temporal
- * kernel cp_clear_pages_hot uses at 4 MiB and timed between the library's
+ * (common/residency.h): the first chunk of a batch, cleared by the kernel a
+ * plan at 4 MiB times its chunks with (cp__chunk_kernel) and timed between the library's
  * counter reads, on a 4 MiB buffer just cleared (past the L2s seen, inside
  * every LLC: the target the estimate must still call cached) and on slots of
  * the cold pool. The threshold is the geometric mean of the hot chunks' p90
@@ -49,7 +49,8 @@ void tune_chunks_measure(const struct bench_opts *opts, struct bench_pool *pool,
 		return;
 	}
 	size_t pages = bench_chunk_pages(&out->hz);
-	const struct cp_kernel *k = bench_hot_kernel(HOT_PAGES);
+	const struct cp_kernel *hot_kernel = bench_hot_kernel(HOT_PAGES);
+	const struct cp_kernel *k = bench_chunk_kernel(HOT_PAGES, pages);
 	size_t n = opts->quick ? CHUNK_TRIES_QUICK : CHUNK_TRIES;
 	unsigned long long ticks[CHUNK_TRIES];
 	char *hot = pages ? bench_map((size_t)HOT_PAGES * CP_PAGE_SIZE) : NULL;
@@ -57,7 +58,7 @@ void tune_chunks_measure(const struct bench_opts *opts, struct bench_pool *pool,
 		return;
 	bench_progress("tune: timing %zu KiB chunks, hot and cold", pages * CP_PAGE_SIZE >> 10);
 	for (size_t i = 0; i < n; i++) {
-		k->clear(hot, HOT_PAGES);
+		hot_kernel->clear(hot, HOT_PAGES);
 		ticks[i] = bench_time_chunk(k, hot, pages);
 	}
 	out->hot_p90 = quantile(ticks, n, 90);

@@ -42,18 +42,19 @@ const struct cp__builtin cp__builtins[] = {
 	 * chunks. Discard: never, as on Zen 4. */
 	{ "amd-zen3", 2,
 	  { { 0, "avx2" }, { MIB(16), "avx2_nt" } }, MIB(8), 16000, CP__BAND_UNUSED, NO_COPY_ROWS },
-	/* amd-zen5: avx2, clzero from the 32 MiB LLC (cp_clear_pages_cold:
-	 * clzero at every extent, where it led on memory not in the cache).
-	 * rep stos leads avx2 at 1-8 MiB but is not taken: its chunk times cold
-	 * memory with a warm TLB as fast as a cached buffer, so the estimate
-	 * could no longer see cold memory. Threshold: cached 16 KiB chunks p90
-	 * 525 ticks, cold ones with a warm TLB (a cold extent's later batches)
-	 * p10 1113; 34000 MB/s is a limit of 1010. Copies: avx512 below 32
-	 * KiB (1.6x rep movsb hot, source and destination in the L1d), rep movsb
-	 * from there to 1 GiB (113-147 GB/s against 85-90 at 32-128 KiB; level
-	 * with avx2_nt from 16 MiB, which pays on no kind of target everywhere). */
-	{ "amd-zen5", 2,
-	  { { 0, "avx2" }, { MIB(32), "clzero" } }, MIB(8), 34000, 0,
+	/* amd-zen5: avx2, rep stosq from 1 MiB (1.07-1.15x avx2 at 1, 2 and
+	 * 8 MiB, level at 4 and 16), clzero from the 32 MiB LLC
+	 * (cp_clear_pages_cold: clzero at every extent, where it led on memory
+	 * not in the cache). A rep stosq chunk cannot tell cold memory from
+	 * cached here; the estimate times avx2's (cp__chunk_kernel). Threshold:
+	 * cached 16 KiB avx2 chunks p90 525 ticks, cold ones with a warm TLB (a
+	 * cold extent's later batches) p10 1113; 34000 MB/s is a limit of 1010.
+	 * Copies: avx512 below 32 KiB (1.6x rep movsb hot, source and
+	 * destination in the L1d), rep movsb from there to 1 GiB (113-147 GB/s
+	 * against 85-90 at 32-128 KiB; level with avx2_nt from 16 MiB, which
+	 * pays on no kind of target everywhere). */
+	{ "amd-zen5", 3,
+	  { { 0, "avx2" }, { MIB(1), "rep_stosq" }, { MIB(32), "clzero" } }, MIB(8), 34000, 0,
 	  2, { { 0, "avx512" }, { KIB(32), "rep_movsb" } } },
 };
 const size_t cp__builtins_len = sizeof(cp__builtins) / sizeof(cp__builtins[0]);

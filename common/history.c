@@ -81,15 +81,16 @@ static void __attribute__((noinline)) clear_small_timed(const struct cp__state *
 		(h->cached ? t : u)->clear(addr, npages);
 		return;
 	}
+	const struct cp_kernel *timed = cp__chunk_kernel(s, t, chunk);
 	int cached = 0;
 	if (seed) {
 		/* The call before a timed one clears that chunk temporally: our
 		 * own non-temporal stores evict what they clear (AMD), so a buffer
 		 * cleared again and again, once judged cold, would be timed cold
 		 * from then on. On cold memory: two temporal chunks in 64 to 256 calls. */
-		t->clear(addr, chunk);
+		timed->clear(addr, chunk);
 	} else {
-		cached = cp__timed_clear(t, addr, chunk) <= timing.limit_ticks;
+		cached = cp__timed_clear(timed, addr, chunk) <= timing.limit_ticks;
 		history_verdict(h, cached, npages);
 	}
 	if (npages > chunk)

@@ -153,6 +153,15 @@ unsigned long long cp__counter_hz(const struct cp__state *s)
 
 /* ---- plans ---- */
 
+const struct cp_kernel *cp__chunk_kernel(const struct cp__state *s, const struct cp_kernel *cached,
+					 size_t chunk_pages)
+{
+	if (s->cpu.prefs & CP__P_STRING_MID)
+		return cached;
+	const struct cp_kernel *k = cp__bands_pick(&s->policy.any, chunk_pages);
+	return cp__is_nt(k) ? cached : k;
+}
+
 /* Estimate between temporal `cached` and `uncached` where the counter allows. */
 static void plan_pair(const struct cp__state *s, const struct cp_kernel *cached,
 		      const struct cp_kernel *uncached, struct cp__plan *out)
@@ -164,6 +173,7 @@ static void plan_pair(const struct cp__state *s, const struct cp_kernel *cached,
 		out->untimed_cached = out->kernel == cached;
 		out->kernel = cached;
 		out->uncached = uncached;
+		out->timed = cp__chunk_kernel(s, cached, out->timing.chunk_pages);
 	}
 }
 
@@ -204,7 +214,7 @@ int cp__plan_run(const struct cp__plan *pl, void *addr, size_t npages)
 		/* leave the verdict's kernel a part of the batch; a tail too short
 		 * to time keeps the last batch's verdict */
 		while (verdict == CP__TIME_ANOTHER && batch > chunk) {
-			ticks[timed++] = cp__timed_clear(pl->kernel, p, chunk);
+			ticks[timed++] = cp__timed_clear(pl->timed, p, chunk);
 			p += chunk * CP_PAGE_SIZE;
 			batch -= chunk;
 			npages -= chunk;

@@ -9,8 +9,8 @@
  * alternatives measured and why they lost.
  *
  * The estimate times the clear itself: the first chunk of each batch is
- * cleared with the temporal kernel, and a chunk at cached_min_mbps or faster
- * says "cached". The chunk is useful work, so on cached memory the estimate
+ * cleared with a temporal kernel (cp__chunk_kernel), and a chunk at
+ * cached_min_mbps or faster says "cached". The chunk is useful work, so on cached memory the estimate
  * costs two counter reads per batch; on uncached memory one chunk cleared
  * temporally instead of non-temporally (16 KiB of each 4 MiB, about 0.4 %).
  * One very slow chunk is not proof: a host-side stall or a preemption makes a
@@ -122,9 +122,10 @@ enum { CP__UNCACHED = 0, CP__CACHED = 1, CP__TIME_ANOTHER = 2 };
 int cp__residency_verdict(const struct cp__timing *t, const uint64_t *ticks, unsigned n);
 
 /* What a clear of one extent will run: kernel throughout (uncached NULL), or,
- * per batch, kernel (temporal) while the target is cached, else uncached. */
+ * per batch, kernel (temporal) while the target is cached, else uncached;
+ * the timed chunks by `timed` (cp__chunk_kernel). */
 struct cp__plan {
-	const struct cp_kernel *kernel, *uncached;
+	const struct cp_kernel *kernel, *uncached, *timed;
 	struct cp__timing timing;
 	int untimed_cached;       /* a run too short to time: kernel (1) or uncached (0),
 				     what the extent alone would choose */
@@ -135,6 +136,17 @@ static inline int cp__is_nt(const struct cp_kernel *k)
 {
 	return (k->flags & CP_NONTEMPORAL) != 0;
 }
+
+/* The temporal kernel whose chunk tells cached from uncached where `cached`
+ * is the extent's: any's kernel for a chunk-sized clear (the widest vector
+ * stores), unless the CPU keeps rep stosb level mid-band (CP__P_STRING_MID,
+ * Intel), where the extent's own kernel is timed, as the Intel thresholds
+ * were measured. A rep stosq chunk on the Zen 5 VM timed cold memory whose
+ * TLB entries were warm at 462-546 ticks, cached buffers at p90 441: it
+ * cannot tell; an avx2 chunk there: p10 1113 against p90 525. */
+struct cp__state;
+const struct cp_kernel *cp__chunk_kernel(const struct cp__state *s, const struct cp_kernel *cached,
+					 size_t chunk_pages);
 
 /* One chunk cleared by k between the counter's reads (counter.h: the start
  * fences the caller's stores, the end does not wait for the chunk's): its
