@@ -33,7 +33,7 @@ static inline void clear_any(const struct cp__state *s, void *addr, size_t npage
 	    || cp__any_small_again(addr, npages)
 #endif
 	   )
-		cp__bands_pick(&s->policy.any, npages)->clear(addr, npages);
+		cp__clear_by(cp__bands_pick(&s->policy.any, npages), addr, npages);
 	else
 		cp__clear_any_estimated(s, addr, npages);   /* out of line: no plan frame below */
 }
@@ -43,7 +43,7 @@ static inline void clear_any(const struct cp__state *s, void *addr, size_t npage
 static void clear_cold(const struct cp__state *s, void *addr, size_t npages)
 {
 	if (npages >= s->policy.cold_estimate_below_pages)
-		cp__bands_pick(&s->policy.cold, npages)->clear(addr, npages);
+		cp__clear_by(cp__bands_pick(&s->policy.cold, npages), addr, npages);
 	else
 		cp__clear_cold_estimated(s, addr, npages);
 }
@@ -78,7 +78,7 @@ static inline void zero_pages_in(const struct cp__state *s, void *addr, size_t n
 	}
 #endif
 	if (flags & CP_ZERO_HOT)
-		cp__bands_pick(&s->policy.hot, npages)->clear(addr, npages);
+		cp__clear_by(cp__bands_pick(&s->policy.hot, npages), addr, npages);
 	else if (flags & CP_ZERO_COLD)
 		clear_cold(s, addr, npages);
 	else

@@ -112,7 +112,11 @@ static void run_range(struct walk *w, size_t first, size_t count, int hot)
 		plan.kernel = hot ? w->pick_hot(count) : w->pick(count);
 	while (count) {
 		chunk = next_chunk(w, count);
-		cp__plan_run(&plan, (void *)(w->base + first * (uintptr_t)CP_PAGE_SIZE), chunk);
+		void *addr = (void *)(w->base + first * (uintptr_t)CP_PAGE_SIZE);
+		if (w->kernel)
+			w->kernel->clear(addr, chunk);     /* the caller's kernel, on the caller's batches */
+		else
+			cp__plan_run(&plan, addr, chunk);  /* the policy's: in calls of 4080 KiB at most */
 		first += chunk;
 		count -= chunk;
 	}

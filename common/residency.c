@@ -197,10 +197,20 @@ void cp__plan_cold(const struct cp__state *s, size_t extent, struct cp__plan *ou
 		plan_pair(s, cp__bands_pick(&s->policy.any, extent), out->kernel, out);
 }
 
+void cp__clear_in_calls(const struct cp_kernel *k, void *addr, size_t npages)
+{
+	char *p = addr;
+	for (; npages > CP__MAX_CALL_PAGES; npages -= CP__MAX_CALL_PAGES) {
+		k->clear(p, CP__MAX_CALL_PAGES);
+		p += CP__MAX_CALL_PAGES * CP_PAGE_SIZE;
+	}
+	k->clear(p, npages);
+}
+
 int cp__plan_run(const struct cp__plan *pl, void *addr, size_t npages)
 {
 	if (!pl->uncached) {
-		pl->kernel->clear(addr, npages);
+		cp__clear_by(pl->kernel, addr, npages);
 		return 1;
 	}
 	char *p = addr;

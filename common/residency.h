@@ -101,6 +101,22 @@
 #define CP__REUSE_MIN_CACHED_RUN      3
 #define CP__REUSE_GRACE_CALLS         4
 
+/* No kernel is called on more than this many pages at once: the plan's
+ * batch less its timed chunk (4080 KiB). AMD's rep stos stops allocating the
+ * lines it stores past a length (seed 001: 32 MiB on Milan; the Zen 5 VM: 4
+ * MiB, where a cached buffer cleared by one call ran at 76 GB/s against 117
+ * at 4080 KiB), which a cached target pays for; a call per 4 MiB costs
+ * nothing measurable. cp__clear_by calls k so. */
+#define CP__MAX_CALL_PAGES (CP__RESIDENCY_BATCH_PAGES - CP__RESIDENCY_CHUNK_PAGES)
+void cp__clear_in_calls(const struct cp_kernel *k, void *addr, size_t npages);
+static inline void cp__clear_by(const struct cp_kernel *k, void *addr, size_t npages)
+{
+	if (__builtin_expect(npages <= CP__MAX_CALL_PAGES, 1))
+		k->clear(addr, npages);
+	else
+		cp__clear_in_calls(k, addr, npages);   /* out of line: no loop in the small call */
+}
+
 /* How a chunk is timed: its size and the most ticks a cached one takes. */
 struct cp__timing {
 	size_t chunk_pages;       /* 0: this counter cannot time a chunk */

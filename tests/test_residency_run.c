@@ -306,6 +306,26 @@ Test(residency_run, chunks_are_cleared_by_the_chunk_kernel)
 	publish_defaults();
 }
 
+/* No kernel call past CP__MAX_CALL_PAGES (4080 KiB): AMD's rep stos stops
+ * allocating lines past a length (the Zen 5 VM: 4 MiB), which a cached
+ * target pays for. cp_clear_pages_hot's band, in calls. */
+Test(residency_run, hot_calls_stop_short_of_4_mib)
+{
+	publish_recording();
+	const size_t npages = 2 * CP__MAX_CALL_PAGES + 60;
+	struct guarded g = guarded_map(npages + 2);
+	memset(g.mem, FILL, g.len);
+	memset(&rec, 0, sizeof(rec));
+	rec.base = (uintptr_t)g.mem + PG;
+	cr_assert_eq(cp_clear_pages_hot(g.mem + PG, npages), 0);
+	char got[400];
+	describe(got, sizeof(got), rec.c, rec.n);
+	cr_expect_str_eq(got, " T(0,1020) T(1020,1020) T(2040,60)", "calls%s", got);
+	assert_cleared("hot, in calls", g.mem, g.len, PG, npages * PG);
+	guard_unmap(&g);
+	publish_defaults();
+}
+
 /* cp_clear's body takes the same plan: the head (less than a page) by
  * memset, the whole pages after it batched from the body's first page. */
 static int clear_unaligned(void *addr, size_t npages)
