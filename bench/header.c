@@ -225,6 +225,8 @@ static void header_fill(struct header *hd, const struct bench_opts *opts)
 	} else {
 		/* below the plan's first extent (1 MiB) the thread's history */
 		size_t from = bench_estimate_from_pages(), plan = bench_history_below_pages();
+		if (from == 0)
+			from = 1;           /* the bands part at once: from the first page */
 		size_t l = 0;
 		if (from < plan) {
 			l = (size_t)snprintf(hd->uncachedline, sizeof(hd->uncachedline),
