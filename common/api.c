@@ -31,6 +31,8 @@ static inline void clear_any(const struct cp__state *s, void *addr, size_t npage
 	if (npages < s->policy.estimate_from_pages
 #ifndef CLEARPAGES_FREESTANDING
 	    || cp__any_small_again(addr, npages)
+#else
+	    || npages < CP__HISTORY_BELOW_PAGES   /* no history without TLS: the extent alone */
 #endif
 	   )
 		cp__clear_by(cp__bands_pick(&s->policy.any, npages), addr, npages);
