@@ -10,8 +10,8 @@
  *
  * The estimate times the clear itself: the first chunk of each batch is
  * cleared with a temporal kernel (cp__chunk_kernel), and a chunk at
- * cached_min_mbps or faster says "cached". The chunk is useful work, so on cached memory the estimate
- * costs two counter reads per batch; on uncached memory one chunk cleared
+ * cached_min_mbps or faster says "cached". The chunk is useful work, so on
+ * cached memory the estimate costs two counter reads per batch; on uncached memory one chunk cleared
  * temporally instead of non-temporally (16 KiB of each 4 MiB, about 0.4 %).
  * One very slow chunk is not proof: a host-side stall or a preemption makes a
  * cached target look cold, so a chunk over CP__RESIDENCY_STALL_FACTOR times
@@ -47,13 +47,13 @@
  *
  * cp_clear_pages below CP__HISTORY_BELOW_PAGES, where the policy's uncached
  * band parts from any's (the generic rule: from one page where rep stosb is
- * ranked, else 64 KiB), keeps a history
- * of its own, timed and spaced alike. A chunk per call would cost a buffer
- * cleared again and again, and such a buffer needs no timing: the range the
- * thread cleared last is cleared by any's kernel, untimed, and counts no
- * call of the history (it was just cleared, and under 1 MiB it stays cached
- * unless the caller evicts it). So a loop over one buffer pays a compare; any
- * other range goes by the verdict. Huge orders' far ranges and parallel
+ * ranked, else 64 KiB), keeps a history of its own, timed and spaced
+ * alike. A chunk per call would cost a buffer cleared again and again, and
+ * such a buffer needs no timing: the range the thread cleared last is
+ * cleared by any's kernel, untimed, and counts no call of the history (it
+ * was just cleared, and under 1 MiB it stays cached unless the caller evicts
+ * it). So a loop over one buffer pays a compare; any other range goes by the
+ * verdict. Huge orders' far ranges and parallel
  * shares below 1 MiB take any's band.
  *
  * Counter: x86 TSC, arm64 CNTVCT_EL0 (arch/<arch>/counter.h). Its rate:
