@@ -19,6 +19,17 @@ static const struct { const char *clear, *copy; } copy_for[] = {
 #undef CP_COPY_KERNEL
 };
 
+/* The first usable copy kernel (the list is ranked) whose stores are of
+ * this class (CP_NONTEMPORAL or 0), else the first of all. */
+static const struct cp_copy_kernel *first_of_class(const struct cp__copy_kernel_list *usable,
+						   unsigned nt)
+{
+	for (size_t i = 0; i < usable->n; i++)
+		if ((usable->k[i]->flags & CP_NONTEMPORAL) == nt)
+			return usable->k[i];
+	return usable->k[0];
+}
+
 static const struct cp_copy_kernel *copy_counterpart(const struct cp__copy_kernel_list *usable,
 						     const struct cp_kernel *k)
 {
@@ -27,10 +38,7 @@ static const struct cp_copy_kernel *copy_counterpart(const struct cp__copy_kerne
 		if (cp__streq(copy_for[i].clear, k->name))
 			name = copy_for[i].copy;
 	const struct cp_copy_kernel *c = cp__copy_list_find(usable, name);
-	for (size_t i = 0; !c && i < usable->n; i++)    /* the list is ranked */
-		if ((usable->k[i]->flags & CP_NONTEMPORAL) == (k->flags & CP_NONTEMPORAL))
-			c = usable->k[i];
-	return c ? c : usable->k[0];
+	return c ? c : first_of_class(usable, k->flags & CP_NONTEMPORAL);
 }
 
 /* Rows (ascending from 0) into copy bands: equal neighbours merged, a row
@@ -78,10 +86,9 @@ void cp__copy_bands_select(const struct cp__select_in *in, const struct cp__buil
 	for (unsigned i = 0; i < b->ncopy; i++) {
 		const struct cp_copy_kernel *c = cp__copy_list_find(usable, b->copy[i].kernel);
 		for (size_t k = 0; !c && k < cp__copy_kernel_table_len; k++)
-			if (cp__streq(cp__copy_kernel_table[k].kernel.name, b->copy[i].kernel)) {
-				struct cp_kernel like = { "", "", cp__copy_kernel_table[k].kernel.flags, NULL };
-				c = copy_counterpart(usable, &like);
-			}
+			if (cp__streq(cp__copy_kernel_table[k].kernel.name, b->copy[i].kernel))
+				c = first_of_class(usable,
+						   cp__copy_kernel_table[k].kernel.flags & CP_NONTEMPORAL);
 		rows[i] = (struct cp__copy_band){ b->copy[i].from_pages, c ? c : usable->k[0] };
 	}
 	copy_bands_set(&p->copy, rows, b->ncopy);

@@ -97,7 +97,7 @@ static void copy_range(struct walk *w, size_t first, size_t count, int hot)
  * temporal pick. */
 static void run_range(struct walk *w, size_t first, size_t count, int hot)
 {
-	struct cp__plan plan = { .kernel = w->kernel };
+	struct cp__plan plan = { .kernel = NULL };   /* the policy's; unused with the caller's kernel */
 	size_t chunk;
 
 	if (count == 0)
@@ -106,9 +106,9 @@ static void run_range(struct walk *w, size_t first, size_t count, int hot)
 		copy_range(w, first, count, hot);
 		return;
 	}
-	if (!plan.kernel && !hot && w->estimate)
+	if (!w->kernel && !hot && w->estimate)
 		cp__plan_any(w->estimate, count, &plan);
-	else if (!plan.kernel)
+	else if (!w->kernel)
 		plan.kernel = hot ? w->pick_hot(count) : w->pick(count);
 	while (count) {
 		chunk = next_chunk(w, count);
