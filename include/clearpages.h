@@ -71,6 +71,8 @@ extern "C" {
  *   ... on threads                     cp_zero(addr, len, CP_ZERO_PARALLEL)
  *   ... giving pages back              cp_zero(addr, len, CP_ZERO_MAY_DISCARD)
  *   ... and how much was given back    cp_zero_ex(addr, len, flags, &discarded)
+ *   zero and resident (fresh memory)   cp_zero(addr, len, CP_ZERO_RESIDENT | CP_ZERO_PARALLEL)
+ *   ... a long one, visible, stoppable cp_zero_progress(addr, len, flags, fn, ctx, &done)
  *   whole pages, alignment checked     cp_clear_pages(addr, npages)
  *   pages on exactly nthreads threads  cp_clear_pages_parallel(addr, npages, nthreads)
  *   a huge extent around a hot page    cp_clear_huge_opts(base, npages, hot_idx, opts or NULL)
@@ -190,6 +192,76 @@ int cp_clear(void *addr, size_t len);
 #define CP_ZERO_MAY_DISCARD  8u
 int cp_zero(void *addr, size_t len, unsigned flags);
 int cp_zero_ex(void *addr, size_t len, unsigned flags, size_t *discarded);
+
+/*
+ * Zero and resident (hosted only; the freestanding object answers -EINVAL):
+ *   CP_ZERO_RESIDENT   when the call returns 0, the range reads zero and
+ *                      every page of it is present and writable without a
+ *                      fault. Each part takes the fastest correct path:
+ *                      private anonymous pages that hold nothing (never
+ *                      written, or given back) are faulted in by the kernel,
+ *                      which zeroes them once (MADV_POPULATE_WRITE; a store
+ *                      per page before Linux 5.14); present pages are
+ *                      cleared in place with the store kernels (HOT and COLD
+ *                      as without RESIDENT); swapped-out pages are brought
+ *                      in and then cleared. Shared, memfd, file and hugetlb
+ *                      mappings are faulted in, then cleared with stores
+ *                      (their content is never returned as it was).
+ *                      Memory registered with userfaultfd, locked, I/O or
+ *                      PFN mapped is stored only, as the caller's own writes
+ *                      would be. Nothing is ever given back (no discard), so
+ *                      pinned memory stays what the device sees.
+ *                      Which pages hold data is asked of /proc/self/pagemap
+ *                      (PAGEMAP_SCAN, or the file), on procfs only; where it
+ *                      cannot be asked, every page is faulted in and then
+ *                      stored. Checked before anything is written, -EINVAL:
+ *                      with CP_ZERO_MAY_DISCARD; a hole, a read-only or
+ *                      PROT_NONE part, a guard region (MADV_GUARD_INSTALL)
+ *                      anywhere in the range; no /proc/self/maps on procfs.
+ *                      -ENOMEM when the memory runs out (a cgroup limit, no
+ *                      huge pages for a hugetlb mapping without reserve):
+ *                      the range then holds, page by page, zero or what it
+ *                      held; pages already made resident stay so, nothing
+ *                      outside the range is touched. -EFAULT likewise for a
+ *                      page the kernel cannot fault in (a file mapping past
+ *                      the end of its file).
+ *   CP_ZERO_HUGE_PAGES with RESIDENT only (else -EINVAL): first advise
+ *                      transparent huge pages (MADV_HUGEPAGE) on the 2 MiB-
+ *                      aligned, not yet resident parts of private anonymous
+ *                      mappings, so that one fault maps 512 pages where THP
+ *                      is in "madvise" mode. That changes the mapping's THP
+ *                      setting for good (as the caller's own madvise would);
+ *                      without this flag the library never changes it.
+ *   CP_ZERO_PARALLEL   with RESIDENT: the range is cut into chunks that the
+ *                      calling thread and the pool's workers take in address
+ *                      order. The thread count is measured, not assumed: the
+ *                      first large call of a process adds threads while they
+ *                      pay (populate stops scaling where the memory system
+ *                      or the kernel's locks do) and later calls start from
+ *                      that count. Workers run on the CPUs of the nodes
+ *                      where the range's memory policy puts its pages (the
+ *                      caller's node for the default local policy; the
+ *                      nodes of a bind or interleave), within the caller's
+ *                      CPUs.
+ */
+#define CP_ZERO_RESIDENT     16u
+#define CP_ZERO_HUGE_PAGES   32u
+
+/*
+ * Long calls, visible and stoppable: cp_zero with progress(done, len, ctx)
+ * called on the calling thread between chunks (every 64 MiB or so), done
+ * being the bytes from addr that are finished (zero, and resident with
+ * CP_ZERO_RESIDENT): a prefix, growing. progress may be NULL. When it
+ * returns nonzero the call stops at the next chunk boundary (workers finish
+ * the chunk they hold) and returns -ECANCELED. Whatever the return, *done
+ * (when not NULL) is set to the finished prefix: len on 0; on -ECANCELED,
+ * -ENOMEM or -EFAULT the bytes past it each hold zero or what they held.
+ * The same checks and flags as cp_zero; on -EINVAL *done is 0 and nothing
+ * is written. Not async-signal-safe with CP_ZERO_PARALLEL.
+ */
+typedef int (*cp_progress_fn)(size_t done, size_t len, void *ctx);
+int cp_zero_progress(void *addr, size_t len, unsigned flags, cp_progress_fn progress,
+		     void *ctx, size_t *done);
 
 enum cp_order {
 	CP_ORDER_NEIGHBOURHOOD_LAST, /* default: right of hot, left of hot, then hot +- radius */
