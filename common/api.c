@@ -11,7 +11,9 @@
 #include "state.h"
 #ifndef CLEARPAGES_FREESTANDING
 #include "discard.h"
+#include "fill.h"
 #include "parallel.h"
+#include "resident.h"
 #endif
 
 #define CP_STR2(x) #x
@@ -52,7 +54,8 @@ static void clear_cold(const struct cp__state *s, void *addr, size_t npages)
 
 /* ---- cp_zero: every intent, any address, any length ---- */
 
-#define ZERO_FLAGS (CP_ZERO_HOT | CP_ZERO_COLD | CP_ZERO_PARALLEL | CP_ZERO_MAY_DISCARD)
+#define ZERO_FLAGS (CP_ZERO_HOT | CP_ZERO_COLD | CP_ZERO_PARALLEL | CP_ZERO_MAY_DISCARD | \
+		    CP_ZERO_RESIDENT | CP_ZERO_HUGE_PAGES)
 
 #ifndef CLEARPAGES_FREESTANDING
 /* The shares of a parallel clear run the intent's plan, made for the whole
@@ -165,41 +168,162 @@ static size_t zero_body(void *addr, size_t npages, unsigned flags)
 }
 #endif
 
-int cp_zero_ex(void *addr, size_t len, unsigned flags, size_t *discarded)
+/* Flags that cannot go together, or that this build does not have. */
+static int zero_flags_bad(unsigned flags)
 {
 	if ((flags & ~ZERO_FLAGS) || (flags & (CP_ZERO_HOT | CP_ZERO_COLD)) ==
 				     (CP_ZERO_HOT | CP_ZERO_COLD))
+		return 1;
+#ifdef CLEARPAGES_FREESTANDING
+	if (flags & (CP_ZERO_RESIDENT | CP_ZERO_HUGE_PAGES))
+		return 1;      /* no madvise, no /proc */
+#endif
+	return (flags & CP_ZERO_RESIDENT && flags & CP_ZERO_MAY_DISCARD) ||
+	       (flags & CP_ZERO_HUGE_PAGES && !(flags & CP_ZERO_RESIDENT));
+}
+
+/* Chunks of a cp_zero_progress call without RESIDENT: the bytes between two
+ * progress() calls. */
+#define PROGRESS_CHUNK ((uintptr_t)64 << 20)
+
+/* A checked call's range: the head (less than a page, from start), the
+ * page-aligned body, the tail (less than a page). */
+struct zero_call {
+	uintptr_t start, end, body, body_end;   /* end may wrap to 0 */
+	size_t len;
+	unsigned flags;
+	cp_progress_fn progress;
+	void *progress_ctx;
+	size_t done, discarded;
+};
+
+#ifndef CLEARPAGES_FREESTANDING
+/* RESIDENT's stores (the present pages) run the intent's plan made for the
+ * whole body, as a parallel clear's shares do: the runs together write all
+ * of it through the caches. */
+static void zero_plan_cb(void *addr, size_t npages, void *plan)
+{
+	cp__plan_run(plan, addr, npages);
+}
+
+static int zero_resident_body(struct zero_call *c)
+{
+	const struct cp__state *s = cp__state();
+	size_t extent = (c->body_end - c->body) / CP_PAGE_SIZE;
+	struct cp__plan pl = { .kernel = cp__bands_pick(&s->policy.hot, extent) };
+	if (c->flags & CP_ZERO_COLD)
+		cp__plan_cold(s, extent, &pl);
+	else if (!(c->flags & CP_ZERO_HOT))
+		cp__plan_any(s, extent, &pl);
+	struct cp__fill_call call = { c->len, c->done, c->progress, c->progress_ctx };
+	size_t body_done = 0;
+	int r = cp__fill_resident(c->body, c->body_end, c->flags, zero_plan_cb, &pl, &call,
+				  &body_done);
+	c->done += body_done;
+	return r;
+}
+
+/* The pages [start & ~page, end rounded up) that RESIDENT must find mapped
+ * and writable before it writes anything. */
+static int zero_resident_check(const struct zero_call *c)
+{
+	uintptr_t page = CP_PAGE_SIZE - 1, s = c->start & ~page;
+	uintptr_t e = c->end == 0 || c->end > UINTPTR_MAX - page ? (uintptr_t)0 - CP_PAGE_SIZE
+								 : (c->end + page) & ~page;
+	return cp__resident_check(s, e);
+}
+#endif
+
+static int zero_body_chunked(struct zero_call *c)
+{
+	uintptr_t at = c->body;
+	while (at < c->body_end) {
+		uintptr_t next = (at & ~(PROGRESS_CHUNK - 1)) + PROGRESS_CHUNK;
+		if (next > c->body_end || next < at || !c->progress)
+			next = c->body_end;
+		c->discarded += zero_body((void *)at, (next - at) / CP_PAGE_SIZE, c->flags);
+		c->done += next - at;
+		at = next;
+		if (c->progress && c->progress(c->done, c->len, c->progress_ctx))
+			return at < c->body_end || c->end != c->body_end ? -ECANCELED : 0;
+	}
+	return 0;
+}
+
+/* cp_zero, cp_zero_ex and cp_zero_progress past the flag and range checks. */
+static int zero_checked(struct zero_call *c)
+{
+	int r = 0;
+	if (c->body < c->start || c->body >= c->body_end) {          /* no whole page inside */
+		memset((void *)c->start, 0, c->len);
+		c->done = c->len;
+		return 0;
+	}
+	/* no call for an empty head or tail: a zero-length memset is not free (a masked
+	 * store in glibc's AVX-512 memset), and page-aligned blocks are the common case */
+	if (c->body != c->start)
+		memset((void *)c->start, 0, c->body - c->start);
+	c->done = c->body - c->start;
+#ifndef CLEARPAGES_FREESTANDING
+	if (c->flags & CP_ZERO_RESIDENT)
+		r = zero_resident_body(c);
+	else
+#endif
+		r = zero_body_chunked(c);
+	if (r)
+		return r;
+	if (c->end != c->body_end)
+		memset((void *)c->body_end, 0, c->end - c->body_end);
+	c->done = c->len;
+	return 0;
+}
+
+static int zero_call(void *addr, size_t len, unsigned flags, cp_progress_fn progress, void *ctx,
+		     size_t *done, size_t *discarded)
+{
+	if (zero_flags_bad(flags))
 		return -EINVAL;
-	size_t given_back = 0;
+	struct zero_call c = { .len = len, .flags = flags, .progress = progress,
+			       .progress_ctx = ctx };
+	int r = 0;
 	if (len == 0)
 		goto out;
 	if (!cp__range_ok(addr, len))
 		return -EINVAL;
-	uintptr_t start = (uintptr_t)addr, end = start + len;   /* may wrap to 0 */
-	uintptr_t body = (start + CP_PAGE_SIZE - 1) & ~(uintptr_t)(CP_PAGE_SIZE - 1);
-	uintptr_t body_end = end & ~(uintptr_t)(CP_PAGE_SIZE - 1);
-	if (end == 0)           /* the range ends exactly at the top */
-		body_end = (uintptr_t)0 - CP_PAGE_SIZE;
-	if (body < start || body >= body_end) {          /* no whole page inside */
-		memset(addr, 0, len);
-		goto out;
-	}
-	/* no call for an empty head or tail: a zero-length memset is not free (a masked
-	 * store in glibc's AVX-512 memset), and page-aligned blocks are the common case */
-	if (body != start)
-		memset(addr, 0, body - start);
-	given_back = zero_body((void *)body, (body_end - body) / CP_PAGE_SIZE, flags);
-	if (end != body_end)
-		memset((void *)body_end, 0, end - body_end);
+	c.start = (uintptr_t)addr, c.end = c.start + len;   /* may wrap to 0 */
+	c.body = (c.start + CP_PAGE_SIZE - 1) & ~(uintptr_t)(CP_PAGE_SIZE - 1);
+	c.body_end = c.end & ~(uintptr_t)(CP_PAGE_SIZE - 1);
+	if (c.end == 0)           /* the range ends exactly at the top */
+		c.body_end = (uintptr_t)0 - CP_PAGE_SIZE;
+#ifndef CLEARPAGES_FREESTANDING
+	if ((flags & CP_ZERO_RESIDENT) && zero_resident_check(&c))
+		return -EINVAL;
+#endif
+	r = zero_checked(&c);
 out:
+	if (done)
+		*done = c.done;
 	if (discarded)
-		*discarded = given_back;
-	return 0;
+		*discarded = c.discarded;
+	return r;
+}
+
+int cp_zero_ex(void *addr, size_t len, unsigned flags, size_t *discarded)
+{
+	return zero_call(addr, len, flags, NULL, NULL, NULL, discarded);
 }
 
 int cp_zero(void *addr, size_t len, unsigned flags)
 {
-	return cp_zero_ex(addr, len, flags, NULL);
+	return zero_call(addr, len, flags, NULL, NULL, NULL, NULL);
+}
+
+int cp_zero_progress(void *addr, size_t len, unsigned flags, cp_progress_fn progress, void *ctx,
+		     size_t *done)
+{
+	if (done)
+		*done = 0;
+	return zero_call(addr, len, flags, progress, ctx, done, NULL);
 }
 
 /* Any address, any length: the whole pages inside through the dispatcher,

@@ -99,11 +99,19 @@ struct walk {
 	size_t n, max;
 };
 
-static void add(struct walk *w, uintptr_t s, uintptr_t e, int private_anon)
+/* A mapping's kind as the part records it. */
+struct kind {
+	int private_anon, mapped, writable;
+	size_t page_size;
+};
+
+static void add(struct walk *w, uintptr_t s, uintptr_t e, struct kind k)
 {
-	w->parts[w->n++] = (struct cp__maps_part){ s, e, private_anon };
+	w->parts[w->n++] = (struct cp__maps_part){ s, e, k.private_anon, k.mapped, k.writable, k.page_size };
 	w->at = e;
 }
+
+static const struct kind HOLE = { 0, 0, 0, 0 };
 
 /* Room for a mapping's two parts (the gap before it and its overlap). */
 static int full(const struct walk *w)
@@ -113,20 +121,20 @@ static int full(const struct walk *w)
 
 /* A mapping [s, e) of its kind: the gap before it (unmapped, or unknown) and
  * its overlap with the range. */
-static void walk_mapping(struct walk *w, uintptr_t s, uintptr_t e, int private_anon)
+static void walk_mapping(struct walk *w, uintptr_t s, uintptr_t e, struct kind k)
 {
 	if (e <= w->at || s >= w->end)
 		return;
 	if (s > w->at)
-		add(w, w->at, s, 0);
-	add(w, w->at, min_addr(e, w->end), private_anon);
+		add(w, w->at, s, HOLE);
+	add(w, w->at, min_addr(e, w->end), k);
 }
 
 /* The rest of the range, unmapped: when the walk was not cut short. */
 static void walk_finish(struct walk *w)
 {
 	if (w->at < w->end && w->n < w->max)
-		add(w, w->at, w->end, 0);
+		add(w, w->at, w->end, HOLE);
 }
 
 /* 0, or -1 when the very first ask fails (the caller reads the text). */
@@ -143,9 +151,11 @@ static int walk_query(int fd, struct walk *w)
 		}
 		if (q.vma_start >= w->end || q.vma_end <= w->at)
 			break;
-		int anon = (q.vma_flags & PMQ_VMA_WRITABLE) && !(q.vma_flags & PMQ_VMA_SHARED) &&
+		int writable = (q.vma_flags & PMQ_VMA_WRITABLE) != 0;
+		int anon = writable && !(q.vma_flags & PMQ_VMA_SHARED) &&
 			   q.inode == 0 && q.dev_major == 0 && q.dev_minor == 0;
-		walk_mapping(w, (uintptr_t)q.vma_start, (uintptr_t)q.vma_end, anon);
+		walk_mapping(w, (uintptr_t)q.vma_start, (uintptr_t)q.vma_end,
+			     (struct kind){ anon, 1, writable, (size_t)q.vma_page_size });
 	}
 	if (!full(w))
 		walk_finish(w);
@@ -216,7 +226,11 @@ static int text_line(const char *line, size_t len, void *ctx)
 		return 0;       /* unreadable: its bytes stay "unknown" */
 	if (s >= w->end || full(w))
 		return 1;
-	walk_mapping(w, s, e, anon);
+	/* the permissions follow the first space ("START-END rw-p"), checked by the parse */
+	size_t perm = 0;
+	while (line[perm] != ' ')
+		perm++;
+	walk_mapping(w, s, e, (struct kind){ anon, 1, line[perm + 2] == 'w', 0 });
 	return 0;
 }
 
@@ -239,7 +253,7 @@ int cp__maps_parts(uintptr_t start, uintptr_t end, struct cp__maps_part *parts, 
 		walk_text(fd, &w);
 	close(fd);
 	if (w.n == 0)      /* (max < 2) */
-		add(&w, start, end, 0);
+		add(&w, start, end, HOLE);
 	*n = w.n;
 	return 0;
 }

@@ -13,10 +13,16 @@
 #include <stdint.h>
 
 /* One part of a range: [start, end) and whether every byte of it is mapped
- * private, anonymous and writable (1) or anything else, unmapped included (0). */
+ * private, anonymous and writable (1) or anything else, unmapped included (0);
+ * mapped: one mapping covers it (0: a hole, or bytes the maps text could not
+ * tell); writable: that mapping is writable; page_size: the mapping's page
+ * size where PROCMAP_QUERY tells it (a hugetlb mapping's huge page), else 0
+ * (the last three for cp_zero's CP_ZERO_RESIDENT). */
 struct cp__maps_part {
 	uintptr_t start, end;
 	int private_anon;
+	int mapped, writable;
+	size_t page_size;
 };
 
 /* Parts covering [start, *) in ascending order from start, each mapping asked

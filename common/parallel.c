@@ -86,6 +86,9 @@ struct worker {
 	void *addr;                /* the share; npages 0 = nothing to do */
 	size_t npages;
 	struct cp__plan plan;             /* the whole extent's (residency.h) */
+	cp__job_fn job;            /* instead of the plan, when not NULL: job(ctx, index, shares) */
+	void *job_ctx;
+	unsigned job_index, job_shares;
 	int stop;                  /* leave worker_main (the library is going away) */
 };
 
@@ -153,6 +156,9 @@ static void worker_clear(const struct worker *w, cpu_set_t *mine)
 	void *addr = w->addr;
 	size_t npages = w->npages;
 	struct cp__plan plan = w->plan;
+	cp__job_fn job = w->job;
+	void *job_ctx = w->job_ctx;
+	unsigned job_index = w->job_index, job_shares = w->job_shares;
 	cpu_set_t want;
 	int move = pool.cpus_known && !CPU_EQUAL(mine, &pool.cpus);
 	if (move)
@@ -160,7 +166,10 @@ static void worker_clear(const struct worker *w, cpu_set_t *mine)
 	pthread_mutex_unlock(&pool.lock);
 	if (move && pthread_setaffinity_np(pthread_self(), sizeof(want), &want) == 0)
 		*mine = want;
-	cp__plan_run(&plan, addr, npages);
+	if (job)
+		job(job_ctx, job_index, job_shares);
+	else
+		cp__plan_run(&plan, addr, npages);
 	pthread_mutex_lock(&pool.lock);
 }
 
@@ -345,6 +354,8 @@ struct call {
 	struct cp__plan plan;
 	int cpus_known;
 	cpu_set_t cpus;
+	cp__job_fn job;            /* cp__parallel_jobs: every share runs it */
+	void *job_ctx;
 };
 
 /* Share i of the call: share 0 (the caller's) at the start, the first
@@ -407,8 +418,16 @@ static unsigned long long hand_out_shares(struct call *c)
 		pool.cpus = c->cpus;
 	for (unsigned i = 1; i < c->shares; i++) {
 		struct worker *w = &pool.workers[i - 1];
-		share_of(c, i, &w->addr, &w->npages);
-		w->plan = c->plan;
+		w->job = c->job;
+		if (c->job) {
+			w->job_ctx = c->job_ctx;
+			w->job_index = i;
+			w->job_shares = c->shares;
+			w->npages = 1;     /* (work to do) */
+		} else {
+			share_of(c, i, &w->addr, &w->npages);
+			w->plan = c->plan;
+		}
 		pthread_cond_signal(&w->wake);
 	}
 	return call;
@@ -421,13 +440,20 @@ static void split_and_clear(struct call *c)
 	unsigned long long call = hand_out_shares(c);
 	leave_pool();
 	if (call == 0) {
-		cp__plan_run(&c->plan, c->addr, c->npages);
+		if (c->job)
+			c->job(c->job_ctx, 0, 1);
+		else
+			cp__plan_run(&c->plan, c->addr, c->npages);
 		return;
 	}
-	void *share_addr;
-	size_t share_pages;
-	share_of(c, 0, &share_addr, &share_pages);
-	cp__plan_run(&c->plan, share_addr, share_pages);   /* outside the pool: see the top */
+	if (c->job) {
+		c->job(c->job_ctx, 0, c->shares);   /* outside the pool: see the top */
+	} else {
+		void *share_addr;
+		size_t share_pages;
+		share_of(c, 0, &share_addr, &share_pages);
+		cp__plan_run(&c->plan, share_addr, share_pages);
+	}
 
 	enter_pool();
 	while (pool.finished < call)
@@ -500,4 +526,30 @@ int cp_clear_pages_parallel(void *addr, size_t npages, unsigned nthreads)
 					   __ATOMIC_RELAXED);
 	return cp__clear_pages_parallel_min(addr, npages, nthreads,
 					    min_share ? min_share : SIZE_MAX);
+}
+
+/* The pool for work that is not a page share: job(ctx, i, shares) runs once
+ * for each i < shares, i 0 on the calling thread, the others on workers, all
+ * on the caller's CPUs; it returns when all have. shares is nthreads (0: the
+ * caller's CPUs) or fewer: what the pool could serve, 1 inside the pool or
+ * while another thread's call holds it. */
+void cp__parallel_jobs(unsigned nthreads, cp__job_fn job, void *ctx)
+{
+	struct call c = { .job = job, .job_ctx = ctx };
+	read_caller_cpus(&c);
+	if (nthreads == 0)
+		nthreads = caller_cpu_count(&c);
+	c.shares = nthreads < POOL_MAX_WORKERS + 1 ? nthreads : POOL_MAX_WORKERS + 1;
+	if (c.shares <= 1 || inside_pool()) {
+		job(ctx, 0, 1);
+		return;
+	}
+	split_and_clear(&c);
+}
+
+unsigned cp__caller_cpus(void)
+{
+	struct call c;
+	read_caller_cpus(&c);
+	return caller_cpu_count(&c);
 }

@@ -11,4 +11,10 @@ int cp__clear_pages_parallel_min(void *addr, size_t npages, unsigned nthreads,
 struct cp__plan;
 void cp__clear_parallel_plan(void *addr, size_t npages, unsigned nthreads,
 			     size_t min_share_pages, const struct cp__plan *plan);
+/* Work that is not a page share on the pool (parallel.c, cp__parallel_jobs):
+ * job(ctx, index, shares) for each index < shares, index 0 on the caller. */
+typedef void (*cp__job_fn)(void *ctx, unsigned index, unsigned shares);
+void cp__parallel_jobs(unsigned nthreads, cp__job_fn job, void *ctx);
+/* The CPUs the calling thread may run on (at least 1). */
+unsigned cp__caller_cpus(void);
 #endif

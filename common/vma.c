@@ -204,3 +204,21 @@ void cp__vma_vet_guards(struct cp__range *r, size_t n)
 	if (fd >= 0)
 		close(fd);
 }
+
+int cp__vma_guards_in(uintptr_t start, uintptr_t end)
+{
+	int g = __atomic_load_n(&guards, __ATOMIC_RELAXED);
+	if (g == GUARDS_UNKNOWN) {
+		g = guards_decide(start);
+		__atomic_store_n(&guards, g, __ATOMIC_RELAXED);
+	}
+	if (g == GUARDS_NONE)
+		return 0;
+	int fd = g == GUARDS_BLIND ? -1 : cp__proc_open("/proc/self/pagemap");
+	int found = fd < 0 ? -1 : guard_in(fd, start, end);
+	if (found < 0 && (errno == EINVAL || errno == ENOTTY))
+		__atomic_store_n(&guards, GUARDS_BLIND, __ATOMIC_RELAXED);
+	if (fd >= 0)
+		close(fd);
+	return found;
+}
