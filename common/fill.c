@@ -24,8 +24,11 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <time.h>
 #include "fill.h"
+#include "numa.h"
 #include "parallel.h"
 #include "resident.h"
 
@@ -52,6 +55,7 @@ struct engine {
 	void *progress_ctx;
 	size_t done_before;        /* bytes from addr finished before this window */
 	size_t len;
+	const struct cp__numa_plan *numa;   /* NULL: one node, workers on the caller's CPUs */
 	/* shared by the threads */
 	atomic_size_t next;
 	atomic_size_t busy[MAX_SHARES];    /* chunk in flight per share, SIZE_MAX none */
@@ -164,6 +168,12 @@ static void work(void *ctx, unsigned idx, unsigned shares)
 {
 	struct engine *g = ctx;
 	(void)shares;
+	cpu_set_t before;
+	int moved = 0;
+	if (idx > 0 && g->numa &&
+	    pthread_getaffinity_np(pthread_self(), sizeof(before), &before) == 0)
+		moved = pthread_setaffinity_np(pthread_self(), sizeof(cpu_set_t),
+					       &g->numa->group_cpus[idx % g->numa->ngroups]) == 0;
 	while (!atomic_load(&g->stop)) {
 		if (idx >= atomic_load(&g->active)) {
 			if (atomic_load(&g->settled) || atomic_load(&g->next) >= g->nchunks)
@@ -190,6 +200,8 @@ static void work(void *ctx, unsigned idx, unsigned shares)
 			report(g);
 		}
 	}
+	if (moved)      /* the pool moves its workers back to a caller's CPUs only on a change */
+		pthread_setaffinity_np(pthread_self(), sizeof(before), &before);
 }
 
 /* How many threads a window may use, and where the ramp starts. */
@@ -197,7 +209,7 @@ static unsigned plan_threads(struct engine *g, int parallel)
 {
 	if (!parallel || g->nchunks < 2)
 		return 1;
-	unsigned cpus = cp__caller_cpus();
+	unsigned cpus = g->numa ? g->numa->cpus : cp__caller_cpus();
 	if (cpus > MAX_SHARES)
 		cpus = MAX_SHARES;
 	return (size_t)cpus < g->nchunks ? cpus : (unsigned)g->nchunks;
@@ -238,6 +250,27 @@ static int run_window(struct engine *g, unsigned threads)
 	return 0;
 }
 
+/* Where the workers of a parallel fill run on a machine of several nodes
+ * (numa.h): -1 on one node, or where the plan leaves them on the caller's
+ * CPUs. The workers fault with their own thread's policy, which is the
+ * process's default unless the application set one on the thread that
+ * created them; the range's own policy (mbind) applies to every thread. */
+static int numa_plan(uintptr_t addr, struct cp__numa_plan *plan)
+{
+	struct cp__numa_topology topo;
+	struct cp__numa_policy pol;
+	cpu_set_t cpus;
+	unsigned cpu = 0, node = ~0u;
+	if (cp__numa_read_topology(&topo) || topo.nnodes < 2 ||
+	    sched_getaffinity(0, sizeof(cpus), &cpus))
+		return -1;
+	cp__numa_range_policy((const void *)addr, &pol);
+	if (syscall(SYS_getcpu, &cpu, &node, NULL))
+		node = ~0u;
+	cp__numa_plan_for(&topo, &pol, &cpus, node, plan);
+	return plan->ngroups && plan->cpus ? 0 : -1;
+}
+
 int cp__fill_resident(uintptr_t start, uintptr_t end, unsigned flags, cp__store_fn store,
 		      void *ctx, const struct cp__fill_call *call, size_t *done)
 {
@@ -251,6 +284,9 @@ int cp__fill_resident(uintptr_t start, uintptr_t end, unsigned flags, cp__store_
 	g->len = call->len;
 	g->done_before = call->done_before;
 	int parallel = (flags & CP_ZERO_PARALLEL) != 0;
+	struct cp__numa_plan numa;
+	if (parallel && numa_plan(start, &numa) == 0)
+		g->numa = &numa;
 	int r = 0;
 	uintptr_t at = start;
 	while (at < end && r == 0) {

@@ -50,4 +50,8 @@ void cp__resident_advise_huge(const struct cp__resident_part *p, size_t n);
 int cp__resident_fill(const struct cp__resident_part *p, uintptr_t s, uintptr_t e,
 		      cp__store_fn store, void *ctx);
 
+/* Tests: 1 makes the fill ask no pagemap (every private anonymous page is
+ * then populated and stored, as where pagemap cannot be read). */
+extern int cp__resident_blind;
+
 #endif
