@@ -235,7 +235,8 @@ static const char *thp_mode(void)
 	return mode;
 }
 
-/* AnonHugePages of the mapping that starts at addr (/proc/self/smaps), kB; -1 unknown. */
+/* AnonHugePages of the mapping holding addr (/proc/self/smaps), kB; -1 unknown. The pool
+ * is its own mapping unless the kernel merged it with a neighbour of the same kind. */
 static long long anon_huge_kb(const void *addr)
 {
 	FILE *f = fopen("/proc/self/smaps", "r");
@@ -249,7 +250,7 @@ static long long anon_huge_kb(const void *addr)
 		if (sscanf(line, "%llx-%llx ", &start, &end) == 2 && strchr(line, '-') < strchr(line, ' ')) {
 			if (in)
 				break;
-			in = start == (uintptr_t)addr;
+			in = start <= (uintptr_t)addr && (uintptr_t)addr < end;
 		} else if (in && sscanf(line, "AnonHugePages: %lld kB", &kb) == 1) {
 			break;
 		}
