@@ -79,7 +79,7 @@ $(ALL_OBJ): $(COMMON_OBJS) $(KERNEL_OBJS)
 # INSTALL_FILES / INSTALL_DIRS. The order matters where a fragment's rules
 # name another's variables: bench's and the freestanding object's before the
 # packaging that installs them, tests/ last.
-DIR_FRAGMENTS := bench/Dir.mk consumers/mimalloc/Dir.mk man/Dir.mk \
+DIR_FRAGMENTS := bench/Dir.mk consumers/mimalloc/Dir.mk consumers/cuda-pinned/Dir.mk man/Dir.mk \
                  common/freestanding/Dir.mk common/Dir.mk abi/Dir.mk examples/Dir.mk \
                  packaging/Dir.mk tests/Dir.mk
 include $(DIR_FRAGMENTS)
