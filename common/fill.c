@@ -167,7 +167,11 @@ static size_t claim(struct engine *g, unsigned idx)
 static void work(void *ctx, unsigned idx, unsigned shares)
 {
 	struct engine *g = ctx;
-	(void)shares;
+	if (idx == 0 && shares < g->shares) {     /* the pool served fewer: no ramp to run */
+		g->shares = shares;
+		atomic_store(&g->active, shares);
+		atomic_store(&g->settled, 1);
+	}
 	cpu_set_t before;
 	int moved = 0;
 	if (idx > 0 && g->numa &&
@@ -242,7 +246,6 @@ static int run_window(struct engine *g, unsigned threads)
 		cp__parallel_jobs(threads, work, g);
 	else
 		work(g, 0, 1);
-	g->shares = threads;
 	if (atomic_load(&g->err))
 		return atomic_load(&g->err);
 	if (atomic_load(&g->cancelled))
