@@ -170,11 +170,15 @@ static void measure_cell(struct bench_pop_cell *cell, size_t rounds, uint64_t *r
 	char s[16];
 	if (!sec)
 		abort();
+	static double said;   /* a line every few seconds, not one per round of small cells */
 	for (size_t r = 0; r < rounds; r++) {
-		bench_progress("populate: %s %s %s, round %zu of %zu (cell %zu of %zu)",
-			       bench_state_names[cell->s], bench_mapping_names[cell->m],
-			       bench_size_str(cell->bytes, s, sizeof(s)), r + 1, rounds, cell_no,
-			       ncells);
+		if (bench_now() - said >= 3.0) {
+			said = bench_now();
+			bench_progress("populate: %s %s %s, round %zu of %zu (cell %zu of %zu)",
+				       bench_state_names[cell->s], bench_mapping_names[cell->m],
+				       bench_size_str(cell->bytes, s, sizeof(s)), r + 1, rounds,
+				       cell_no, ncells);
+		}
 		for (size_t i = 0; i < cell->n; i++)
 			order[i] = i;
 		bench_shuffle(order, cell->n, rng);
