@@ -12,10 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "args.h"
 #include "contenders.h"
 #include "header.h"
 #include "introspect.h"
 #include "opts.h"
+#include "populate.h"
 #include "scenarios.h"
 #include "table.h"
 #include "targets.h"
@@ -49,6 +51,8 @@ static const struct { const char *name; unsigned uses; } scenario_uses[] = {
 	{ "zero",     BO_OUTPUTS | BO_PLOT | BO_SIZES | BO_ROUNDS },
 	{ "copy",     BO_OUTPUTS | BO_PLOT | BO_SIZES | BO_ROUNDS | BO_TARGET | BO_POOL },
 	{ "calloc",   BO_OUTPUTS | BO_SIZES | BO_ROUNDS | BO_LOOP },
+	{ "populate", BO_OUTPUTS | BO_PLOT | BO_THREADS | BO_SIZES | BO_ROUNDS | BO_TARGET |
+		      BO_MAPPING },
 	/* report passes the measuring options on to the scenarios that take them */
 	{ "report",   BO_QUICK | BO_OUT | BO_TUNE | BO_KERNEL | BO_SIZES | BO_REGION | BO_ROUNDS |
 		      BO_THREADS | BO_TARGET | BO_POOL },
@@ -58,7 +62,7 @@ static const struct { const char *name; unsigned uses; } scenario_uses[] = {
 static const char *const option_names[] = {
 	"--quick", "--csv", "--json", "--plot", "--kernel", "--threads", "--sizes", "--rounds",
 	"--region", "--batch", "--random-fault", "--hugetlb", "--out", "--tune", "--force",
-	"--install", "--target", "--pool", "--loop", "--samples"
+	"--install", "--target", "--pool", "--loop", "--samples", "--mapping"
 };
 #define NOPTIONS (sizeof(option_names) / sizeof(option_names[0]))
 
@@ -68,7 +72,7 @@ static unsigned uses_of(const char *scenario)
 		if (!strcmp(scenario_uses[i].name, scenario))
 			return scenario_uses[i].uses;
 	return ~(unsigned)(BO_OUT | BO_TUNE | BO_FORCE | BO_INSTALL | BO_TARGET | BO_POOL | BO_LOOP |
-			   BO_SAMPLES);
+			   BO_SAMPLES | BO_MAPPING);
 }
 
 static void list_options(FILE *f, unsigned uses)
@@ -99,8 +103,10 @@ static void usage(FILE *f)
 "  --json FILE        write the results and the host as JSON\n"
 "  --plot FILE.png    the scenario's plot (gnuplot, pngcairo)\n"
 "  --kernel a,b       measure these kernels only (default: every usable one)\n"
-"  --threads N        workers for fault, most threads for parallel (default: the CPUs)\n"
-"  --sizes 4k,2M,1G   extents for sweep, copy, parallel, tune (multiples of 4 KiB, at most 2G)\n"
+"  --threads N        workers for fault, most threads for parallel (default: the CPUs);\n"
+"                     populate: a list, 1,2,4 (see clearbench populate --help)\n"
+"  --sizes 4k,2M,1G   extents for sweep, copy, parallel, tune (multiples of 4 KiB, at most 2G;\n"
+"                     populate: 64G)\n"
 "  --rounds N         timed rounds per contender (default: scaled by extent)\n"
 "  --region SIZE      region for batch, walk, latency and fault\n"
 "  --batch N          pages per call for fault's batched order (default 64)\n"
@@ -118,120 +124,17 @@ static void usage(FILE *f)
 "                     one write per 64-byte line inside the timing (copy: one\n"
 "                     read per line of the destination); tune: the\n"
 "                     kinds it measures besides hot (use: the uncached bands;\n"
-"                     cold: the residency threshold)\n"
+"                     cold: the residency threshold); populate: fresh,half,full\n"
+"  --mapping 4k,thp   populate: 4 KiB pages, transparent huge pages (default both)\n"
 "  --pool SIZE        the pool of cold and use (default 4G, less where memory is short)\n"
 "  --loop             calloc: only the calloc + free loop of mimalloc #1104, blocks reused\n"
 "                     from an arena (at --sizes, default 256M,1G; --quick: 256M)\n"
 "  --samples FILE     sweep: every timed sample as CSV (target, extent, round, its place\n"
 "                     in the round's order, the contender before it, seconds, GB/s)\n"
-
 "  --version          the clearpages version clearbench is built with\n"
-"  --help             this text\n"
+"  --help             this text (after a scenario that has its own: that one)\n"
 "Figures are medians over rounds that visit the contenders in a new random\n"
 "order each time, each warmed up first; GB/s is 10^9 bytes per second.\n");
-}
-
-static int bad(const char *opt, const char *val, const char *why)
-{
-	fprintf(stderr, "clearbench: %s '%s': %s\n", opt, val, why);
-	return 2;
-}
-
-static int parse_count(const char *opt, const char *s, unsigned long max, unsigned long *out)
-{
-	char *end;
-	errno = 0;
-	unsigned long v = strtoul(s, &end, 10);
-	if (!*s || *s == '-' || *end || errno || v == 0 || v > max) {
-		char why[64];
-		snprintf(why, sizeof(why), "want a whole number from 1 to %lu", max);
-		return bad(opt, s, why);
-	}
-	*out = v;
-	return 0;
-}
-
-/* A size of whole pages, at most BENCH_MAX_MEMORY. */
-static int parse_extent(const char *opt, const char *s, size_t *out)
-{
-	if (bench_parse_size(s, out) || *out == 0)
-		return bad(opt, s, "want a size such as 4k, 2M or 1G");
-	if (*out % CP_PAGE_SIZE)
-		return bad(opt, s, "not a multiple of 4 KiB");
-	if (*out > BENCH_MAX_MEMORY)
-		return bad(opt, s, "larger than the 2 GiB this benchmark maps at most");
-	return 0;
-}
-
-/* Comma-separated tokens; an empty one ("4k,,8k", ",4k", "4k,") is an error. */
-static int split_list(const char *opt, char *list, char **tok, size_t max, size_t *n)
-{
-	char whole[512];
-	snprintf(whole, sizeof(whole), "%s", list);
-	*n = 0;
-	for (char *p = list;; p++) {
-		if (*n == max)
-			return bad(opt, whole, "too many items");
-		tok[(*n)++] = p;
-		p = strchr(p, ',');
-		if (p)
-			*p = '\0';
-		if (!tok[*n - 1][0])
-			return bad(opt, whole, "empty item in the list");
-		if (!p)
-			return 0;
-	}
-}
-
-static int parse_sizes(char *list, struct bench_opts *o)
-{
-	char *tok[BENCH_MAX_SIZES + 1];
-	size_t n;
-	if (split_list("--sizes", list, tok, BENCH_MAX_SIZES, &n))
-		return 2;
-	for (size_t i = 0; i < n; i++)
-		if (parse_extent("--sizes", tok[i], &o->sizes[i]))
-			return 2;
-	o->nsizes = n;
-	return 0;
-}
-
-static int parse_kernels(char *list, struct bench_opts *o)
-{
-	char *tok[BENCH_MAX_KERNELS + 1];
-	size_t n;
-	if (split_list("--kernel", list, tok, BENCH_MAX_KERNELS, &n))
-		return 2;
-	o->nkernels = 0;
-	for (size_t i = 0; i < n; i++) {
-		const struct cp_kernel *k = cp_kernel_find(tok[i]);
-		if (!k)
-			return bad("--kernel", tok[i], "not a usable kernel here (see the header's list)");
-		o->kernels[o->nkernels++] = k;
-	}
-	o->kernels_given = 1;
-	return 0;
-}
-
-static int parse_targets(const char *list, struct bench_opts *o)
-{
-	char tok[32], *t[BK_NKINDS + 1], copy[128];
-	size_t n;
-	snprintf(copy, sizeof(copy), "%s", list);
-	if (split_list("--target", copy, t, BK_NKINDS + 1, &n))   /* empty items */
-		return 2;
-	if (bench_parse_targets(list, &o->targets, tok, sizeof(tok)))
-		return bad("--target", tok, "want hot, cold or use");
-	return 0;
-}
-
-#define POOL_MAX ((size_t)64 << 30)
-
-static int parse_pool(const char *s, struct bench_opts *o)
-{
-	if (bench_parse_size(s, &o->pool) || o->pool < ((size_t)2 << 20) || o->pool > POOL_MAX)
-		return bad("--pool", s, "want a size from 2M to 64G");
-	return 0;
 }
 
 static int parse_args(int argc, char **argv, struct bench_opts *o, const struct scenario **sc)
@@ -239,7 +142,7 @@ static int parse_args(int argc, char **argv, struct bench_opts *o, const struct 
 	/* O_QUICK + i is option_names[i] and BO_* bit i */
 	enum { O_QUICK = 256, O_CSV, O_JSON, O_PLOT, O_KERNEL, O_THREADS, O_SIZES, O_ROUNDS,
 	       O_REGION, O_BATCH, O_RANDOM, O_HUGETLB, O_OUT, O_TUNE, O_FORCE, O_INSTALL, O_TARGET,
-	       O_POOL, O_LOOP, O_SAMPLES, O_HELP, O_VERSION };
+	       O_POOL, O_LOOP, O_SAMPLES, O_MAPPING, O_HELP, O_VERSION };
 	static const struct option longopts[] = {
 		{ "quick", no_argument, 0, O_QUICK },     { "csv", required_argument, 0, O_CSV },
 		{ "json", required_argument, 0, O_JSON }, { "plot", required_argument, 0, O_PLOT },
@@ -258,10 +161,13 @@ static int parse_args(int argc, char **argv, struct bench_opts *o, const struct 
 		{ "pool", required_argument, 0, O_POOL },
 		{ "loop", no_argument, 0, O_LOOP },
 		{ "samples", required_argument, 0, O_SAMPLES },
+		{ "mapping", required_argument, 0, O_MAPPING },
 		{ 0, 0, 0, 0 }
 	};
 	unsigned long v;
-	int c, rc = 0;
+	static char threads_copy[512];
+	const char *target_arg = NULL, *mapping_arg = NULL, *threads_arg = "";
+	int c, rc = 0, help = 0;
 	opterr = 1;
 	while (!rc && (c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		if (c >= O_QUICK && c < O_QUICK + (int)NOPTIONS)
@@ -273,34 +179,38 @@ static int parse_args(int argc, char **argv, struct bench_opts *o, const struct 
 		case O_PLOT:
 			o->plot_path = optarg;
 			if (strlen(optarg) < 5 || strcmp(optarg + strlen(optarg) - 4, ".png"))
-				rc = bad("--plot", optarg, "want a file name ending in .png");
+				rc = bench_arg_bad("--plot", optarg, "want a file name ending in .png");
 			break;
 		case O_OUT: o->out_path = optarg; break;
 		case O_TUNE: o->tune = 1; break;
 		case O_FORCE: o->force = 1; break;
 		case O_INSTALL: o->install = 1; break;
-		case O_KERNEL: rc = parse_kernels(optarg, o); break;
-		case O_SIZES: rc = parse_sizes(optarg, o); break;
-		case O_REGION: rc = parse_extent("--region", optarg, &o->region); break;
-		case O_TARGET: rc = parse_targets(optarg, o); break;
-		case O_POOL: rc = parse_pool(optarg, o); break;
+		case O_KERNEL: rc = bench_arg_kernels(optarg, o); break;
+		case O_SIZES: rc = bench_arg_sizes(optarg, o); break;
+		case O_REGION:
+			rc = bench_arg_extent("--region", optarg, BENCH_MAX_MEMORY, &o->region);
+			break;
+		case O_TARGET: target_arg = optarg; break;
+		case O_MAPPING: mapping_arg = optarg; break;
+		case O_POOL: rc = bench_arg_pool(optarg, o); break;
 		case O_LOOP: o->loop_only = 1; break;
 		case O_SAMPLES: o->samples_path = optarg; break;
 		case O_RANDOM: o->random_fault = 1; break;
 		case O_HUGETLB: o->hugetlb = 1; break;
-		case O_THREADS:
-			if (!(rc = parse_count("--threads", optarg, 1024, &v)))
-				o->threads = (unsigned)v;
+		case O_THREADS:   /* the list is cut up in place: its whole for messages */
+			snprintf(threads_copy, sizeof(threads_copy), "%s", optarg);
+			threads_arg = threads_copy;
+			rc = bench_arg_threads(optarg, o);
 			break;
 		case O_ROUNDS:
-			if (!(rc = parse_count("--rounds", optarg, 100000, &v)))
+			if (!(rc = bench_arg_count("--rounds", optarg, 100000, &v)))
 				o->rounds = (unsigned)v;
 			break;
 		case O_BATCH:
-			if (!(rc = parse_count("--batch", optarg, 1 << 18, &v)))
+			if (!(rc = bench_arg_count("--batch", optarg, 1 << 18, &v)))
 				o->batch_pages = v;
 			break;
-		case O_HELP: usage(stdout); exit(0);
+		case O_HELP: help = 1; break;   /* the scenario's own, when it has one */
 		case O_VERSION: printf("clearbench (clearpages) %s\n", cp_version()); exit(0);
 		default: return 2;   /* getopt printed the one line */
 		}
@@ -313,27 +223,42 @@ static int parse_args(int argc, char **argv, struct bench_opts *o, const struct 
 		while (i < NSCENARIOS && strcmp(scenarios[i].name, argv[optind]))
 			i++;
 		if (i == NSCENARIOS)
-			return bad("scenario", argv[optind], "unknown (see --help)");
+			return bench_arg_bad("scenario", argv[optind], "unknown (see --help)");
 		*sc = &scenarios[i];
 		optind++;
+	}
+	if (help) {
+		if (!strcmp((*sc)->name, "populate"))
+			bench_populate_usage(stdout);
+		else
+			usage(stdout);
+		exit(0);
 	}
 	/* compare takes two files; every other scenario none */
 	size_t want = !strcmp((*sc)->name, "compare") ? 2 : 0;
 	for (; optind < argc; optind++) {
 		if (o->nargs == want)
-			return bad("argument", argv[optind], want ? "unexpected (compare takes two "
-				   "JSON files)" : "unexpected (one scenario at a time)");
+			return bench_arg_bad("argument", argv[optind], want ? "unexpected (compare "
+					     "takes two JSON files)" : "unexpected (one scenario at a time)");
 		o->args[o->nargs++] = argv[optind];
 	}
 	if (o->nargs < want)
-		return bad((*sc)->name, o->nargs ? o->args[0] : "", "want two JSON files A and B");
+		return bench_arg_bad((*sc)->name, o->nargs ? o->args[0] : "",
+				     "want two JSON files A and B");
 	unsigned extra = o->given & ~uses_of((*sc)->name);
 	for (size_t i = 0; i < NOPTIONS; i++)
 		if (extra & (1u << i))
-			return bad(option_names[i], (*sc)->name, "not an option of this scenario "
-				   "(see --help for the ones it takes)");
+			return bench_arg_bad(option_names[i], (*sc)->name, "not an option of this "
+					     "scenario (see --help for the ones it takes)");
+	if ((rc = bench_arg_check_scenario((*sc)->name, threads_arg, o)))
+		return rc;
+	int populate = !strcmp((*sc)->name, "populate");
+	if (target_arg && (rc = bench_arg_targets(target_arg, populate, o)))
+		return rc;
+	if (mapping_arg && (rc = bench_arg_mappings(mapping_arg, o)))
+		return rc;
 	if (!strcmp((*sc)->name, "report") && !o->out_path)
-		return bad("report", "", "want --out DIR");
+		return bench_arg_bad("report", "", "want --out DIR");
 	o->out_is_folder = !strcmp((*sc)->name, "report");
 	if ((uses_of((*sc)->name) & BO_POOL) && bench_check_pool(o, o->targets ? o->targets : BK_ALL))
 		return 2;

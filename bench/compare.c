@@ -28,6 +28,8 @@ static const struct { const char *title, *keys, *values; } specs[] = {
 	{ "fault", "phase,order", "stime_ms,utime_ms,total_ms" },
 	{ "parallel: ", "extent,threads", "GB/s" },
 	{ "parallel threshold", "extent", "1 thread,split" },
+	{ "populate: every cell", "target,mapping,size,contender,threads", "gbs" },
+	{ "populate summary", "target,map,size", "res_par,GB/s,memset 1t" },
 };
 
 static int bad(const char *file, const char *why)

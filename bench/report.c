@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * report: sweep, batch, walk, latency, fault, parallel, zero and copy (tune with --tune)
+ * report: sweep, batch, walk, latency, fault, parallel, zero, copy and populate (its
+ * --quick run, always: 64 MiB, one thread and all; tune with --tune)
  * in one run, each scenario's text, CSV, JSON and plot written into --out DIR,
  * then DIR/index.html (report_html.c) showing them beside the figures the
  * Linux threads published. One progress line per scenario on stderr.
@@ -27,16 +28,18 @@ static const struct {
 	int (*run)(const struct bench_opts *);
 	unsigned uses;             /* the report's measuring options it takes */
 	int has_plot;
+	int always_quick;          /* its short run even in a full report */
 } parts[] = {
-	{ "sweep", bench_sweep, BO_KERNEL | BO_SIZES | BO_ROUNDS | BO_TARGET | BO_POOL, 1 },
-	{ "batch", bench_batch, BO_KERNEL | BO_REGION | BO_ROUNDS, 1 },
-	{ "walk", bench_walk, BO_KERNEL | BO_REGION | BO_ROUNDS, 1 },
-	{ "latency", bench_latency, BO_KERNEL | BO_REGION | BO_ROUNDS, 1 },
-	{ "fault", bench_fault, BO_THREADS | BO_REGION | BO_ROUNDS, 1 },
-	{ "parallel", bench_parallel, BO_THREADS | BO_SIZES | BO_ROUNDS, 1 },
-	{ "zero", bench_zero, BO_SIZES | BO_ROUNDS, 1 },
-	{ "copy", bench_copy, BO_SIZES | BO_ROUNDS | BO_TARGET | BO_POOL, 1 },
-	{ "tune", bench_tune, BO_KERNEL | BO_SIZES | BO_ROUNDS | BO_TARGET | BO_POOL, 0 },
+	{ "sweep", bench_sweep, BO_KERNEL | BO_SIZES | BO_ROUNDS | BO_TARGET | BO_POOL, 1, 0 },
+	{ "batch", bench_batch, BO_KERNEL | BO_REGION | BO_ROUNDS, 1, 0 },
+	{ "walk", bench_walk, BO_KERNEL | BO_REGION | BO_ROUNDS, 1, 0 },
+	{ "latency", bench_latency, BO_KERNEL | BO_REGION | BO_ROUNDS, 1, 0 },
+	{ "fault", bench_fault, BO_THREADS | BO_REGION | BO_ROUNDS, 1, 0 },
+	{ "parallel", bench_parallel, BO_THREADS | BO_SIZES | BO_ROUNDS, 1, 0 },
+	{ "zero", bench_zero, BO_SIZES | BO_ROUNDS, 1, 0 },
+	{ "copy", bench_copy, BO_SIZES | BO_ROUNDS | BO_TARGET | BO_POOL, 1, 0 },
+	{ "populate", bench_populate, BO_ROUNDS, 1, 1 },
+	{ "tune", bench_tune, BO_KERNEL | BO_SIZES | BO_ROUNDS | BO_TARGET | BO_POOL, 0, 0 },
 };
 #define NPARTS (sizeof(parts) / sizeof(parts[0]))
 
@@ -55,12 +58,15 @@ static int run_part(const struct bench_opts *opts, size_t i, const char *dir,
 		o.nsizes = 0;
 	if (!(parts[i].uses & BO_REGION))
 		o.region = 0;
-	if (!(parts[i].uses & BO_THREADS))
+	if (!(parts[i].uses & BO_THREADS)) {
 		o.threads = 0;
+		o.nthread_counts = 0;
+	}
 	if (!(parts[i].uses & BO_POOL))
 		o.pool = 0;
 	if (!(parts[i].uses & BO_TARGET))
 		o.targets = 0;
+	o.quick |= parts[i].always_quick;
 	snprintf(csv, sizeof(csv), "%s/%s.csv", dir, parts[i].name);
 	snprintf(json, sizeof(json), "%s/%s.json", dir, parts[i].name);
 	snprintf(plot, sizeof(plot), "%s/%s.png", dir, parts[i].name);

@@ -54,6 +54,13 @@ static const struct { const char *scenario, *title, *what; } about[] = {
 	  "CP_ZERO_COLD and CP_ZERO_MAY_DISCARD (madvise(MADV_DONTNEED) of whole huge pages from "
 	  "the policy's discard_from): the call alone, then one write per line, then the first "
 	  "10 % of lines, and the resident-set change of the call." },
+	{ "populate", "Populate: memory made zero and resident",
+	  "Fresh (never touched), half-written and written private anonymous memory, on 4 KiB "
+	  "pages and THP, made zero and resident by memset, a store per page, "
+	  "MADV_POPULATE_WRITE and QEMU's preallocation on 1..N threads, and by cp_zero with "
+	  "CP_ZERO_RESIDENT (one thread, and with CP_ZERO_PARALLEL); a store per page, populate "
+	  "and QEMU's preallocation keep written data, so they count on fresh memory only. "
+	  "Its short run (64 MiB); the plot: GB/s against threads." },
 	{ "tune", "Tune: a profile measured here, verified against the defaults",
 	  "Every kernel from 4 KiB to 1 GiB on hot, cold and use targets, the profile derived "
 	  "from it (bands from hot, uncached bands from use, the residency threshold from hot "
