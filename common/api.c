@@ -225,12 +225,15 @@ static int zero_resident_body(struct zero_call *c)
 
 /* The pages [start & ~page, end rounded up) that RESIDENT must find mapped
  * and writable before it writes anything. */
-static int zero_resident_check(const struct zero_call *c)
+static int zero_resident_check(struct zero_call *c)
 {
 	uintptr_t page = CP_PAGE_SIZE - 1, s = c->start & ~page;
 	uintptr_t e = c->end == 0 || c->end > UINTPTR_MAX - page ? (uintptr_t)0 - CP_PAGE_SIZE
 								 : (c->end + page) & ~page;
-	return cp__resident_check(s, e);
+	int all_data = 0, r = cp__resident_check(s, e, &all_data);
+	if (all_data)      /* resident already (or swapped): stores fill it, as without the flag */
+		c->flags &= ~(CP_ZERO_RESIDENT | CP_ZERO_HUGE_PAGES);
+	return r;
 }
 #endif
 

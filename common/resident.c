@@ -39,25 +39,83 @@
 #endif
 #define HUGE_BYTES ((uintptr_t)2 << 20)
 
+struct pm_scan_arg_uapi {
+	uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
+	uint64_t category_inverted, category_mask, category_anyof_mask, return_mask;
+};
+struct page_region_uapi {
+	uint64_t start, end, categories;
+};
+#define PAGEMAP_SCAN_REQ _IOWR('f', 16, struct pm_scan_arg_uapi)
+#define PAGE_IS_PRESENT  (1u << 3)
+#define PAGE_IS_SWAPPED  (1u << 4)
+#define PAGE_IS_PFNZERO  (1u << 5)
+#define SCAN_REGIONS 32
+#define PAGEMAP_ENTRIES 512
+#define RUNS (2 * SCAN_REGIONS + 2)
+#define PAGE_IS_GUARD    (1u << 8)
+
 int cp__resident_blind;
 
 /* ---- before anything is written ---- */
 
-int cp__resident_check(uintptr_t start, uintptr_t end)
+/* The pages of [start, end) that hold no data (neither present nor swapped),
+ * asked of PAGEMAP_SCAN in one walk of the page tables: guard regions are
+ * such pages too, marked PAGE_IS_GUARD (6.14+). 1 some hold none, 0 every
+ * page holds data, -EINVAL a guard page, -1 the scan is not there. */
+static int scan_no_data(uintptr_t start, uintptr_t end)
+{
+	int fd = cp__proc_open("/proc/self/pagemap"), some = 0;
+	if (fd < 0)
+		return -1;
+	for (uintptr_t at = start; at < end;) {
+		struct page_region_uapi reg[SCAN_REGIONS];
+		struct pm_scan_arg_uapi a = {
+			.size = sizeof(a), .start = at, .end = end, .vec = (uintptr_t)reg,
+			.vec_len = SCAN_REGIONS, .category_inverted = PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
+			.category_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED, .return_mask = PAGE_IS_GUARD
+		};
+		long got = ioctl(fd, PAGEMAP_SCAN_REQ, &a);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0 || got > SCAN_REGIONS || a.walk_end <= at) {
+			some = -1;
+			break;
+		}
+		for (long i = 0; i < got; i++)
+			some = reg[i].categories & PAGE_IS_GUARD ? -EINVAL : some < 0 ? some : 1;
+		if (some == -EINVAL)
+			break;
+		at = (uintptr_t)a.walk_end;
+	}
+	close(fd);
+	return some;
+}
+
+int cp__resident_check(uintptr_t start, uintptr_t end, int *all_data)
 {
 	int saved = errno, r = 0;
 	uintptr_t at = start;
+	*all_data = 0;
 	while (at < end && r == 0) {
 		struct cp__maps_part parts[CP__RESIDENT_PARTS];
 		size_t n;
-		if (cp__maps_parts(at, end, parts, CP__RESIDENT_PARTS, &n))
-			break;       /* no procfs maps: nothing to check against (resident.h) */
+		if (cp__maps_parts(at, end, parts, CP__RESIDENT_PARTS, &n)) {
+			errno = saved;
+			return 0;    /* no procfs maps: nothing to check against (resident.h) */
+		}
 		for (size_t i = 0; i < n && r == 0; i++)
-			if (!parts[i].mapped || !parts[i].writable ||
-			    cp__vma_guards_in(parts[i].start, parts[i].end) == 1)
+			if (!parts[i].mapped || !parts[i].writable)
 				r = -EINVAL;
 		at = parts[n - 1].end;
 	}
+	int scan = r ? 0 : scan_no_data(start, end);
+	if (scan == -EINVAL)
+		r = -EINVAL;
+	else if (scan == 0)
+		*all_data = 1;       /* nothing to populate: the stores alone are the fill */
+	else if (scan < 0 && cp__vma_guards_in(start, end) == 1)
+		r = -EINVAL;         /* (no PAGEMAP_SCAN: guards are asked as discard asks) */
 	errno = saved;
 	return r;
 }
@@ -124,20 +182,6 @@ static void touch(uintptr_t s, uintptr_t e)
 		*(volatile char *)s = 0;
 }
 
-struct pm_scan_arg_uapi {
-	uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
-	uint64_t category_inverted, category_mask, category_anyof_mask, return_mask;
-};
-struct page_region_uapi {
-	uint64_t start, end, categories;
-};
-#define PAGEMAP_SCAN_REQ _IOWR('f', 16, struct pm_scan_arg_uapi)
-#define PAGE_IS_PRESENT  (1u << 3)
-#define PAGE_IS_SWAPPED  (1u << 4)
-#define PAGE_IS_PFNZERO  (1u << 5)
-#define SCAN_REGIONS 32
-#define PAGEMAP_ENTRIES 512
-#define RUNS (2 * SCAN_REGIONS + 2)
 
 /* Runs of one kind, in address order: what a look at the pagemap found. */
 struct runs {

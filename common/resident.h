@@ -31,8 +31,11 @@ struct cp__resident_part {
 /* Before anything is written, over the pages [start, end): -EINVAL when a
  * byte is unmapped or in a mapping that is not writable (PROT_NONE
  * included), or a page is a guard region; else 0 (also when the maps cannot
- * be read: then nothing is known and the fill populates and stores). */
-int cp__resident_check(uintptr_t start, uintptr_t end);
+ * be read: then nothing is known and the fill populates and stores).
+ * *all_data: 1 when the one walk of the page tables this takes found every
+ * page present or swapped out, so stores alone make the range zero and
+ * resident (faulting swapped pages back in); else 0. */
+int cp__resident_check(uintptr_t start, uintptr_t end, int *all_data);
 
 /* The parts of [start, end) from start, each with its way to fill: at most
  * CP__RESIDENT_PARTS, ending at end or earlier (ask again from the last
