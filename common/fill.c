@@ -65,8 +65,8 @@ struct engine {
 	/* the caller's ramp */
 	long long phase_t0;
 	size_t phase_d0;
-	double best_rate;
-	unsigned best_threads, shares;
+	struct cp__ramp ramp;
+	unsigned shares;
 };
 
 static long long now_ns(void)
@@ -120,7 +120,22 @@ static void settle(struct engine *g, unsigned threads)
 	__atomic_store_n(&learned_threads, threads, __ATOMIC_RELAXED);
 }
 
-/* The caller, between its chunks: one step of the ramp (see the top). */
+unsigned cp__ramp_next(struct cp__ramp *r, unsigned cur, double rate, unsigned most)
+{
+	if (r->best_threads && rate < r->best_rate * RAMP_GAIN) {
+		r->keep = rate > r->best_rate ? cur : r->best_threads;
+		return 0;
+	}
+	r->best_rate = rate;
+	r->best_threads = cur;
+	if (cur >= most) {
+		r->keep = cur;
+		return 0;
+	}
+	return cur * 2 < most ? cur * 2 : most;
+}
+
+/* The caller, between its chunks: a phase over, one step of the ramp. */
 static void ramp_step(struct engine *g)
 {
 	long long t = now_ns();
@@ -131,16 +146,11 @@ static void ramp_step(struct engine *g)
 	double rate = (double)(d - g->phase_d0) / (double)(t - g->phase_t0);
 	g->phase_t0 = t;
 	g->phase_d0 = d;
-	if (g->best_threads && rate < g->best_rate * RAMP_GAIN) {
-		settle(g, rate > g->best_rate ? cur : g->best_threads);
-		return;
-	}
-	g->best_rate = rate;
-	g->best_threads = cur;
-	if (cur >= g->shares)
-		settle(g, cur);
+	unsigned next = cp__ramp_next(&g->ramp, cur, rate, g->shares);
+	if (next)
+		atomic_store(&g->active, next);
 	else
-		atomic_store(&g->active, cur * 2 < g->shares ? cur * 2 : g->shares);
+		settle(g, g->ramp.keep);
 }
 
 static void report(struct engine *g)
@@ -239,8 +249,7 @@ static int run_window(struct engine *g, unsigned threads)
 		atomic_store(&g->settled, 0);
 		g->phase_t0 = now_ns();
 		g->phase_d0 = atomic_load(&g->chunks_done);
-		g->best_rate = 0;
-		g->best_threads = 0;
+		g->ramp = (struct cp__ramp){ 0, 0, 0 };
 	}
 	if (threads > 1)
 		cp__parallel_jobs(threads, work, g);

@@ -26,4 +26,13 @@ struct cp__fill_call {
 int cp__fill_resident(uintptr_t start, uintptr_t end, unsigned flags, cp__store_fn store,
 		      void *ctx, const struct cp__fill_call *call, size_t *done);
 
+/* The measured thread count (fill.c's top comment): after a phase at cur
+ * threads ran at rate, the count to try next, or 0 with r->keep the count
+ * to keep. Pure; start with r zeroed and cur = min(2, most). */
+struct cp__ramp {
+	double best_rate;
+	unsigned best_threads, keep;
+};
+unsigned cp__ramp_next(struct cp__ramp *r, unsigned cur, double rate, unsigned most);
+
 #endif
