@@ -220,6 +220,8 @@ static int zero_resident_body(struct zero_call *c)
 	int r = cp__fill_resident(c->body, c->body_end, c->flags, zero_plan_cb, &pl, &call,
 				  &body_done);
 	c->done += body_done;
+	if (r == -ECANCELED && c->done == c->body_end - c->start && c->end == c->body_end)
+		r = 0;     /* stopped with nothing left: as without RESIDENT */
 	return r;
 }
 

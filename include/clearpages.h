@@ -17,10 +17,11 @@
  *    cp_clear_huge_opts (when its between() is), cp_kernels, cp_kernel_find,
  *    cp_kernel_for, cp_copy_pages, cp_copy_huge, cp_copy_huge_opts (when its
  *    between() is), cp_copy_kernels, cp_copy_kernel_find, cp_copy_kernel_for,
- *    cp_policy_source, and cp_zero / cp_zero_ex without
- *    CP_ZERO_PARALLEL (MAY_DISCARD uses open, fstatfs, read, ioctl, madvise
- *    and close of /proc/self/maps, smaps and pagemap only, on the stack,
- *    closes them before any store, and keeps errno). Always:
+ *    cp_policy_source, and cp_zero / cp_zero_ex / cp_zero_progress (when
+ *    its progress is) without CP_ZERO_PARALLEL (MAY_DISCARD and RESIDENT use
+ *    open, fstatfs, read, pread, ioctl, madvise and close of /proc/self/maps,
+ *    smaps and pagemap only, on the stack, close them before any store, and
+ *    keep errno). Always:
  *    cp_version and the raw kernels.
  *    Not async-signal-safe: the first call of all (it reads the environment
  *    and files and may print), cp_set_profile (files, a lock) and
@@ -217,7 +218,10 @@ int cp_zero_ex(void *addr, size_t len, unsigned flags, size_t *discarded);
  *                      stored. Checked before anything is written, -EINVAL:
  *                      with CP_ZERO_MAY_DISCARD; a hole, a read-only or
  *                      PROT_NONE part, a guard region (MADV_GUARD_INSTALL)
- *                      anywhere in the range; no /proc/self/maps on procfs.
+ *                      anywhere in the range. Where /proc/self/maps cannot
+ *                      be read (or is not procfs) nothing can be checked:
+ *                      such a part then ends the call with -ENOMEM or -EFAULT
+ *                      after the parts before it were filled.
  *                      -ENOMEM when the memory runs out (a cgroup limit, no
  *                      huge pages for a hugetlb mapping without reserve):
  *                      the range then holds, page by page, zero or what it
@@ -227,8 +231,8 @@ int cp_zero_ex(void *addr, size_t len, unsigned flags, size_t *discarded);
  *                      the end of its file).
  *   CP_ZERO_HUGE_PAGES with RESIDENT only (else -EINVAL): first advise
  *                      transparent huge pages (MADV_HUGEPAGE) on the 2 MiB-
- *                      aligned, not yet resident parts of private anonymous
- *                      mappings, so that one fault maps 512 pages where THP
+ *                      aligned pages of the private anonymous mappings in
+ *                      the range, so that one fault maps 512 pages where THP
  *                      is in "madvise" mode. That changes the mapping's THP
  *                      setting for good (as the caller's own madvise would);
  *                      without this flag the library never changes it.
@@ -249,7 +253,8 @@ int cp_zero_ex(void *addr, size_t len, unsigned flags, size_t *discarded);
 
 /*
  * Long calls, visible and stoppable: cp_zero with progress(done, len, ctx)
- * called on the calling thread between chunks (every 64 MiB or so), done
+ * called on the calling thread between chunks (every 32 MiB of the calling
+ * thread's with RESIDENT, every 64 MiB without), done
  * being the bytes from addr that are finished (zero, and resident with
  * CP_ZERO_RESIDENT): a prefix, growing. progress may be NULL. When it
  * returns nonzero the call stops at the next chunk boundary (workers finish
