@@ -21,6 +21,9 @@
  *                 keeps a verdict and its last range), against a profile loader
  *   copy          threads copy pages between halves of their own regions
  *                 (cp_copy_pages, cp_copy_huge) against a profile loader
+ *   resident      threads fill fresh, half-written ranges with CP_ZERO_RESIDENT
+ *                 | CP_ZERO_PARALLEL (chunks on the pool, the thread ramp) and
+ *                 stop some through cp_zero_progress, against parallel clears
  *
  * Last line: "N passed, N failed[, N skipped]".
  */
@@ -31,6 +34,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -152,6 +156,49 @@ static void *copier(void *arg)
 		memset(a, FILL, len);
 		h->bad += cp_copy_huge(a, b, half, (size_t)h->done % half) != 0 ||
 			  first_not(a, len, v) != len;
+		h->done++;
+	} while (!stopped());
+	return NULL;
+}
+
+/* A fresh range of three fill chunks and a bit, its first third written,
+ * filled whole, then again stopped after its first chunk: the prefix zero,
+ * the rest zero or FILL. Sampled every 509 bytes (TSan's loads are slow). */
+#define RESIDENT_BYTES ((size_t)100 << 20)
+static int stop_at_first(size_t done, size_t len, void *ctx)
+{
+	(void)done, (void)len, (void)ctx;
+	return 1;
+}
+
+static unsigned long fill_and_check(unsigned char *p, int stopped_early)
+{
+	unsigned long bad = 0;
+	size_t done = 0;
+	memset(p, FILL, RESIDENT_BYTES / 3);
+	int r = stopped_early ? cp_zero_progress(p, RESIDENT_BYTES, CP_ZERO_RESIDENT | CP_ZERO_PARALLEL,
+						  stop_at_first, NULL, &done)
+			      : cp_zero(p, RESIDENT_BYTES, CP_ZERO_RESIDENT | CP_ZERO_PARALLEL);
+	if (!stopped_early)
+		done = RESIDENT_BYTES;
+	bad += r != (stopped_early ? -ECANCELED : 0) && !(stopped_early && r == 0);
+	for (size_t at = 0; at < RESIDENT_BYTES; at += 509)
+		bad += at < done ? p[at] != 0 : p[at] != 0 && p[at] != FILL;
+	return bad;
+}
+
+static void *resident_filler(void *arg)
+{
+	struct helper *h = arg;
+	do {
+		unsigned char *p = mmap(NULL, RESIDENT_BYTES, PROT_READ | PROT_WRITE,
+					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED) {
+			h->bad++;
+			break;
+		}
+		h->bad += fill_and_check(p, (int)(h->done & 1));
+		munmap(p, RESIDENT_BYTES);
 		h->done++;
 	} while (!stopped());
 	return NULL;
@@ -436,6 +483,10 @@ int main(int argc, char **argv)
 	}
 	static void *(*const copies[])(void *) = { copier, copier, profile_loader };
 	run_with("copy: copies against profile loads", copies, 3, main_clears);
+	static void *(*const fills[])(void *) = { resident_filler, resident_filler,
+						  parallel_caller };
+	run_with("resident: parallel fills, some stopped, against parallel clears", fills, 3,
+		 main_clears);
 	unlink(profile_path);
 	return finish_tally();
 }
