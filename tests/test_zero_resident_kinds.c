@@ -168,3 +168,76 @@ Test(zero_resident_kinds, userfaultfd_memory_is_stored)
 	}
 	close(uffd);
 }
+
+/* ---- from a signal handler (RESIDENT without PARALLEL is async-signal-safe) ---- */
+
+#include <dirent.h>
+#include <signal.h>
+#include <sys/time.h>
+
+#define HANDLER_BYTES ((size_t)256 << 10)
+static unsigned char *handler_region;
+static volatile sig_atomic_t handler_runs, handler_bad;
+
+/* Fresh again (MADV_DONTNEED), its first half written, filled: all of it
+ * async-signal-safe system calls and the library's call. */
+static void fill_in_handler(int sig)
+{
+	(void)sig;
+	int saved = errno;
+	madvise(handler_region, HANDLER_BYTES, MADV_DONTNEED);
+	memset(handler_region, FILL, HANDLER_BYTES / 2);
+	handler_bad += cp_zero(handler_region, HANDLER_BYTES, CP_ZERO_RESIDENT) != 0 ||
+		       first_not(handler_region, HANDLER_BYTES, 0) != HANDLER_BYTES;
+	handler_runs++;
+	errno = saved;
+}
+
+static int open_descriptors(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+	cr_assert(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+Test(zero_resident_kinds, a_timer_fills_inside_fills)
+{
+	size_t len = 3 << 20;
+	unsigned char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	handler_region = mmap(NULL, HANDLER_BYTES, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	cr_assert(p != MAP_FAILED && handler_region != MAP_FAILED);
+	cr_assert_eq(cp_zero(p, CP_PAGE_SIZE, CP_ZERO_RESIDENT), 0);    /* initialised outside */
+	int fds = open_descriptors();
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = fill_in_handler;
+	sa.sa_flags = SA_RESTART;
+	cr_assert_eq(sigaction(SIGALRM, &sa, NULL), 0);
+	struct itimerval every = { { 0, 300 }, { 0, 300 } }, off = { { 0, 0 }, { 0, 0 } };
+	cr_assert_eq(setitimer(ITIMER_REAL, &every, NULL), 0);
+	unsigned rounds = 0, bad = 0;
+	/* paced by the handler's runs, not by time: at least 50 of them */
+	while ((handler_runs < 50 && rounds < 100000) || rounds < 200) {
+		madvise(p, len, MADV_DONTNEED);
+		memset(p + len / 3, FILL, len / 3);
+		bad += cp_zero(p + 17, len - 40, CP_ZERO_RESIDENT) != 0 ||
+		       first_not(p + 17, len - 40, 0) != len - 40;
+		rounds++;
+	}
+	cr_assert_eq(setitimer(ITIMER_REAL, &off, NULL), 0);
+	signal(SIGALRM, SIG_DFL);
+	cr_assert_eq(bad, 0, "%u of %u interrupted fills went wrong", bad, rounds);
+	cr_assert_geq(handler_runs, 50, "the timer fired %d times in %u fills", (int)handler_runs,
+		      rounds);
+	cr_assert_eq(handler_bad, 0, "%d of %d fills in the handler went wrong", (int)handler_bad,
+		     (int)handler_runs);
+	cr_assert_eq(open_descriptors(), fds, "descriptors left open");
+	cr_log_info("%d handler fills during %u fills", (int)handler_runs, rounds);
+	munmap(p, len);
+	munmap(handler_region, HANDLER_BYTES);
+}
