@@ -222,13 +222,14 @@ int cp_zero_ex(void *addr, size_t len, unsigned flags, size_t *discarded);
  *                      be read (or is not procfs) nothing can be checked:
  *                      such a part then ends the call with -ENOMEM or -EFAULT
  *                      after the parts before it were filled.
- *                      -ENOMEM when the memory runs out (a cgroup limit, no
- *                      huge pages for a hugetlb mapping without reserve):
- *                      the range then holds, page by page, zero or what it
- *                      held; pages already made resident stay so, nothing
- *                      outside the range is touched. -EFAULT likewise for a
- *                      page the kernel cannot fault in (a file mapping past
- *                      the end of its file).
+ *                      -ENOMEM when the memory runs out (no huge pages for
+ *                      a hugetlb mapping without reserve; a memory cgroup
+ *                      at its limit OOM-kills or waits instead, as for the
+ *                      caller's own writes): the range then holds, page by
+ *                      page, zero or what it held; pages already made
+ *                      resident stay so, nothing outside the range is
+ *                      touched. -EFAULT likewise for a page the kernel
+ *                      cannot fault in (a file mapping past its file's end).
  *   CP_ZERO_HUGE_PAGES with RESIDENT only (else -EINVAL): first advise
  *                      transparent huge pages (MADV_HUGEPAGE) on the 2 MiB-
  *                      aligned pages of the private anonymous mappings in
