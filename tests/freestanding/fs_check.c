@@ -182,6 +182,15 @@ static void check_clear_ranges(void)
 	}
 	check(ok && !bad && cp_zero(r.base, PG, CP_ZERO_HOT | CP_ZERO_COLD) == -EINVAL,
 	      "cp_zero: every intent clears, nothing discarded, HOT|COLD refused", ": a byte is wrong");
+	/* RESIDENT needs madvise and /proc: refused here, nothing written */
+	memset(r.base, FILL, 4 * PG);
+	size_t done = 1;
+	check(ok && cp_zero(r.base, PG, CP_ZERO_RESIDENT) == -EINVAL &&
+	      cp_zero_progress(r.base, PG, CP_ZERO_RESIDENT | CP_ZERO_HUGE_PAGES, 0, 0, &done) ==
+	      -EINVAL && done == 0 && r.base[0] == FILL && r.base[PG - 1] == FILL &&
+	      cp_zero_progress(r.base, PG, 0, 0, 0, &done) == 0 && done == PG &&
+	      cleared_exactly(&r, 0, PG),
+	      "cp_zero: RESIDENT refused, cp_zero_progress clears", ": accepted or wrote");
 	if (ok)
 		fs_munmap(r.map, 6 * PG);
 }
