@@ -201,21 +201,38 @@ static void add_run(struct runs *rs, uintptr_t s, uintptr_t e, enum cp__page_kin
 	rs->end = e;
 }
 
+/* The system page: pagemap's unit (64 KiB on some arm64 kernels). */
+static uintptr_t system_page(void)
+{
+	uintptr_t sys = (uintptr_t)getauxval(AT_PAGESZ);
+	return sys >= 4096 && !(sys & (sys - 1)) ? sys : 4096;
+}
+
+/* [s, e) clamped to [at, end), as a run of kind k. */
+static void add_clamped(struct runs *rs, uintptr_t s, uintptr_t e, uintptr_t at, uintptr_t end,
+			enum cp__page_kind k)
+{
+	add_run(rs, s > at ? s : at, e < end ? e : end, k);
+}
+
 /* PAGEMAP_SCAN: the regions holding data come back, the gaps between hold
- * none. 0, or -1 where the ioctl is missing (before 6.7) or refused. */
+ * none (asked over whole system pages). 0, or -1 where the ioctl is missing
+ * (before 6.7) or refused. */
 static int look_scan(int fd, uintptr_t at, uintptr_t end, struct runs *rs)
 {
+	uintptr_t sys = system_page();
 	struct page_region_uapi reg[SCAN_REGIONS];
 	struct pm_scan_arg_uapi a = {
-		.size = sizeof(a), .start = at, .end = end, .vec = (uintptr_t)reg,
-		.vec_len = SCAN_REGIONS, .category_anyof_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
+		.size = sizeof(a), .start = at & ~(sys - 1), .end = (end + sys - 1) & ~(sys - 1),
+		.vec = (uintptr_t)reg, .vec_len = SCAN_REGIONS,
+		.category_anyof_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
 		.return_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED | PAGE_IS_PFNZERO
 	};
 	long got;
 	do
 		got = ioctl(fd, PAGEMAP_SCAN_REQ, &a);
 	while (got < 0 && errno == EINTR);
-	if (got < 0 || got > SCAN_REGIONS)
+	if (got < 0 || got > SCAN_REGIONS || (got == 0 && a.walk_end <= at))
 		return -1;
 	for (long i = 0; i < got; i++) {
 		enum cp__page_kind k = CP__PAGE_PRESENT;
@@ -223,33 +240,35 @@ static int look_scan(int fd, uintptr_t at, uintptr_t end, struct runs *rs)
 			k = CP__PAGE_SWAPPED;
 		else if (reg[i].categories & PAGE_IS_PFNZERO)
 			k = CP__PAGE_NO_DATA;    /* the shared zero page: reads zero already */
-		add_run(rs, rs->end, (uintptr_t)reg[i].start, CP__PAGE_NO_DATA);
-		add_run(rs, (uintptr_t)reg[i].start, (uintptr_t)reg[i].end, k);
+		add_clamped(rs, rs->end, (uintptr_t)reg[i].start, at, end, CP__PAGE_NO_DATA);
+		add_clamped(rs, (uintptr_t)reg[i].start, (uintptr_t)reg[i].end, at, end, k);
 	}
-	uintptr_t walked = a.walk_end > at && a.walk_end <= end ? (uintptr_t)a.walk_end : end;
-	add_run(rs, rs->end, walked, CP__PAGE_NO_DATA);
-	return 0;
+	/* the walk stops early when reg[] fills up: the gap up to it holds nothing */
+	add_clamped(rs, rs->end, got == SCAN_REGIONS ? rs->end : (uintptr_t)a.walk_end, at, end,
+		    CP__PAGE_NO_DATA);
+	return rs->end > at ? 0 : -1;
 }
 
-/* The pagemap file, 8 bytes a page. 0, or -1 when it cannot be read. */
+/* The pagemap file, 8 bytes a system page. 0, or -1 when it cannot be read. */
 static int look_read(int fd, uintptr_t at, uintptr_t end, struct runs *rs)
 {
+	uintptr_t sys = system_page(), first = at / sys;
 	uint64_t e[PAGEMAP_ENTRIES];
-	size_t pages = (end - at) / 4096;
+	size_t pages = (end - first * sys + sys - 1) / sys;
 	if (pages > PAGEMAP_ENTRIES)
 		pages = PAGEMAP_ENTRIES;
 	ssize_t got;
 	do
-		got = pread(fd, e, pages * 8, (off_t)(at / 4096 * 8));
+		got = pread(fd, e, pages * 8, (off_t)(first * 8));
 	while (got < 0 && errno == EINTR);
 	if (got < 8)
 		return -1;
 	for (size_t i = 0; i < (size_t)got / 8 && rs->n < RUNS - 1; i++) {
 		enum cp__page_kind k = (e[i] >> 62 & 1) ? CP__PAGE_SWAPPED :
 				       (e[i] >> 63 & 1) ? CP__PAGE_PRESENT : CP__PAGE_NO_DATA;
-		add_run(rs, at + i * 4096, at + (i + 1) * 4096, k);
+		add_clamped(rs, (first + i) * sys, (first + i + 1) * sys, at, end, k);
 	}
-	return 0;
+	return rs->end > at ? 0 : -1;
 }
 
 /* One look from at: the pagemap is opened, asked and closed again before
@@ -262,7 +281,7 @@ static int look(uintptr_t at, uintptr_t end, struct runs *rs)
 	int fd = cp__resident_blind ? -1 : cp__proc_open("/proc/self/pagemap");
 	if (fd < 0)
 		return -1;
-	int r = look_scan(fd, at, end, rs);
+	int r = cp__resident_blind == 2 ? -1 : look_scan(fd, at, end, rs);
 	if (r) {
 		rs->n = 0;
 		r = look_read(fd, at, end, rs);

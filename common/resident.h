@@ -54,7 +54,8 @@ int cp__resident_fill(const struct cp__resident_part *p, uintptr_t s, uintptr_t 
 		      cp__store_fn store, void *ctx);
 
 /* Tests: 1 makes the fill ask no pagemap (every private anonymous page is
- * then populated and stored, as where pagemap cannot be read). */
+ * then populated and stored, as where pagemap cannot be read); 2 makes it
+ * read the pagemap file, as before PAGEMAP_SCAN (Linux 6.7). */
 extern int cp__resident_blind;
 
 #endif

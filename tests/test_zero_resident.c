@@ -194,21 +194,23 @@ Test(zero_resident, every_kind_of_mapping)
 		}
 }
 
-/* The same checks when the pagemap cannot be asked (populate, then stores)
- * and when the maps are read as text (no page sizes). */
+/* The same checks when the maps are read as text (no page sizes), when the
+ * pagemap cannot be asked (populate, then stores) and when only its file can
+ * (before PAGEMAP_SCAN). A third of the range written, the rest fresh. */
 Test(zero_resident, without_pagemap_or_the_maps_query)
 {
-	for (int blind = 0; blind < 2; blind++) {
+	for (int blind = 0; blind < 3; blind++) {
 		size_t len = 6 * MIB;
 		unsigned char *m = fresh_between_fill(len, 0);
 		memset(m + CP_PAGE_SIZE + len / 3, FILL, len / 3);
 		cp__resident_blind = blind;
-		cp__maps_text_only = !blind;
+		cp__maps_text_only = blind == 0;
 		int r = cp_zero(m + CP_PAGE_SIZE, len, CP_ZERO_RESIDENT);
 		cp__resident_blind = 0;
 		cp__maps_text_only = 0;
 		cr_assert_eq(r, 0);
-		assert_zero_resident(m + CP_PAGE_SIZE, len, blind ? "blind" : "maps text");
+		static const char *const how[] = { "maps text", "no pagemap", "the pagemap file" };
+		assert_zero_resident(m + CP_PAGE_SIZE, len, how[blind]);
 		assert_fill_around(m, len);
 	}
 }
