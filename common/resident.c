@@ -278,7 +278,7 @@ static int look(uintptr_t at, uintptr_t end, struct runs *rs)
 {
 	rs->n = 0;
 	rs->end = at;
-	int fd = cp__resident_blind ? -1 : cp__proc_open("/proc/self/pagemap");
+	int fd = cp__resident_blind == 1 ? -1 : cp__proc_open("/proc/self/pagemap");
 	if (fd < 0)
 		return -1;
 	int r = cp__resident_blind == 2 ? -1 : look_scan(fd, at, end, rs);
