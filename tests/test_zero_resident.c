@@ -252,6 +252,7 @@ Test(zero_resident, bad_input_writes_nothing)
 #endif
 Test(zero_resident, guard_regions_are_refused)
 {
+	checks_expected();
 	size_t len = 2 * MIB;
 	unsigned char *m = fresh_between_fill(len, 0), *p = m + CP_PAGE_SIZE;
 	memset(p, FILL, len / 2);
