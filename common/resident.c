@@ -69,7 +69,7 @@ static int scan_no_data(uintptr_t start, uintptr_t end)
 	if (fd < 0)
 		return -1;
 	for (uintptr_t at = start; at < end;) {
-		struct page_region_uapi reg[SCAN_REGIONS];
+		struct page_region_uapi reg[SCAN_REGIONS] = { { 0, 0, 0 } };   /* (valgrind: ioctl-written) */
 		struct pm_scan_arg_uapi a = {
 			.size = sizeof(a), .start = at, .end = end, .vec = (uintptr_t)reg,
 			.vec_len = SCAN_REGIONS, .category_inverted = PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
@@ -221,7 +221,7 @@ static void add_clamped(struct runs *rs, uintptr_t s, uintptr_t e, uintptr_t at,
 static int look_scan(int fd, uintptr_t at, uintptr_t end, struct runs *rs)
 {
 	uintptr_t sys = system_page();
-	struct page_region_uapi reg[SCAN_REGIONS];
+	struct page_region_uapi reg[SCAN_REGIONS] = { { 0, 0, 0 } };   /* (valgrind: ioctl-written) */
 	struct pm_scan_arg_uapi a = {
 		.size = sizeof(a), .start = at & ~(sys - 1), .end = (end + sys - 1) & ~(sys - 1),
 		.vec = (uintptr_t)reg, .vec_len = SCAN_REGIONS,
