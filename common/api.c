@@ -58,15 +58,24 @@ static void clear_cold(const struct cp__state *s, void *addr, size_t npages)
 		    CP_ZERO_RESIDENT | CP_ZERO_HUGE_PAGES)
 
 #ifndef CLEARPAGES_FREESTANDING
+/* The plan of an intent made for a whole extent, which its parts then run
+ * (the shares of a parallel clear, RESIDENT's runs of present pages). */
+static void intent_plan(const struct cp__state *s, size_t npages, unsigned flags,
+			struct cp__plan *pl)
+{
+	*pl = (struct cp__plan){ .kernel = cp__bands_pick(&s->policy.hot, npages) };
+	if (flags & CP_ZERO_COLD)
+		cp__plan_cold(s, npages, pl);
+	else if (!(flags & CP_ZERO_HOT))
+		cp__plan_any(s, npages, pl);
+}
+
 /* The shares of a parallel clear run the intent's plan, made for the whole
  * extent as cp_clear_pages_parallel makes any's. */
 static void zero_parallel(const struct cp__state *s, void *addr, size_t npages, unsigned flags)
 {
-	struct cp__plan pl = { .kernel = cp__bands_pick(&s->policy.hot, npages) };
-	if (flags & CP_ZERO_COLD)
-		cp__plan_cold(s, npages, &pl);
-	else if (!(flags & CP_ZERO_HOT))
-		cp__plan_any(s, npages, &pl);
+	struct cp__plan pl;
+	intent_plan(s, npages, flags, &pl);
 	size_t share = __atomic_load_n(&s->policy.parallel_min_share_pages, __ATOMIC_RELAXED);
 	cp__clear_parallel_plan(addr, npages, 0, share ? share : SIZE_MAX, &pl);
 }
@@ -208,13 +217,8 @@ static void zero_plan_cb(void *addr, size_t npages, void *plan)
 
 static int zero_resident_body(struct zero_call *c)
 {
-	const struct cp__state *s = cp__state();
-	size_t extent = (c->body_end - c->body) / CP_PAGE_SIZE;
-	struct cp__plan pl = { .kernel = cp__bands_pick(&s->policy.hot, extent) };
-	if (c->flags & CP_ZERO_COLD)
-		cp__plan_cold(s, extent, &pl);
-	else if (!(c->flags & CP_ZERO_HOT))
-		cp__plan_any(s, extent, &pl);
+	struct cp__plan pl;
+	intent_plan(cp__state(), (c->body_end - c->body) / CP_PAGE_SIZE, c->flags, &pl);
 	struct cp__fill_call call = { c->len, c->done, c->progress, c->progress_ctx };
 	size_t body_done = 0;
 	int r = cp__fill_resident(c->body, c->body_end, c->flags, zero_plan_cb, &pl, &call,

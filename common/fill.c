@@ -47,7 +47,6 @@ struct engine {
 	const struct cp__resident_part *parts;
 	size_t nparts;
 	size_t nchunks;
-	unsigned flags;
 	cp__store_fn store;
 	void *ctx;
 	/* the call */
@@ -288,7 +287,6 @@ int cp__fill_resident(uintptr_t start, uintptr_t end, unsigned flags, cp__store_
 {
 	struct engine eng, *g = &eng;
 	memset(g, 0, sizeof(*g));
-	g->flags = flags;
 	g->store = store;
 	g->ctx = ctx;
 	g->progress = call->progress;

@@ -31,6 +31,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "maps.h"
+#include "pagemap_scan.h"
 #include "resident.h"
 #include "vma.h"
 
@@ -39,21 +40,9 @@
 #endif
 #define HUGE_BYTES ((uintptr_t)2 << 20)
 
-struct pm_scan_arg_uapi {
-	uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
-	uint64_t category_inverted, category_mask, category_anyof_mask, return_mask;
-};
-struct page_region_uapi {
-	uint64_t start, end, categories;
-};
-#define PAGEMAP_SCAN_REQ _IOWR('f', 16, struct pm_scan_arg_uapi)
-#define PAGE_IS_PRESENT  (1u << 3)
-#define PAGE_IS_SWAPPED  (1u << 4)
-#define PAGE_IS_PFNZERO  (1u << 5)
 #define SCAN_REGIONS 32
 #define PAGEMAP_ENTRIES 512
 #define RUNS (2 * SCAN_REGIONS + 2)
-#define PAGE_IS_GUARD    (1u << 8)
 
 int cp__resident_blind;
 
@@ -114,8 +103,8 @@ int cp__resident_check(uintptr_t start, uintptr_t end, int *all_data)
 		r = -EINVAL;
 	else if (scan == 0)
 		*all_data = 1;       /* nothing to populate: the stores alone are the fill */
-	else if (scan < 0 && cp__vma_guards_in(start, end) == 1)
-		r = -EINVAL;         /* (no PAGEMAP_SCAN: guards are asked as discard asks) */
+	/* scan < 0: no PAGEMAP_SCAN to ask for guards either; a guard page then
+	 * ends the fill with -EFAULT where populate reaches it */
 	errno = saved;
 	return r;
 }

@@ -30,22 +30,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "maps.h"
+#include "pagemap_scan.h"
 #include "vma.h"
 
 #ifndef MADV_GUARD_INSTALL
 #define MADV_GUARD_INSTALL 102
 #endif
 
-struct pm_scan_arg_uapi {
-	uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
-	uint64_t category_inverted, category_mask, category_anyof_mask, return_mask;
-};
-struct page_region_uapi {
-	uint64_t start, end, categories;
-};
-_Static_assert(sizeof(struct pm_scan_arg_uapi) == 96, "the UAPI's struct pm_scan_arg");
-#define PAGEMAP_SCAN_REQ _IOWR('f', 16, struct pm_scan_arg_uapi)
-#define PAGE_IS_GUARD    (1u << 8)
 
 /* ---- smaps ---- */
 #define SMAPS_LINE 256
@@ -203,22 +194,4 @@ void cp__vma_vet_guards(struct cp__range *r, size_t n)
 	}
 	if (fd >= 0)
 		close(fd);
-}
-
-int cp__vma_guards_in(uintptr_t start, uintptr_t end)
-{
-	int g = __atomic_load_n(&guards, __ATOMIC_RELAXED);
-	if (g == GUARDS_UNKNOWN) {
-		g = guards_decide(start);
-		__atomic_store_n(&guards, g, __ATOMIC_RELAXED);
-	}
-	if (g == GUARDS_NONE)
-		return 0;
-	int fd = g == GUARDS_BLIND ? -1 : cp__proc_open("/proc/self/pagemap");
-	int found = fd < 0 ? -1 : guard_in(fd, start, end);
-	if (found < 0 && (errno == EINVAL || errno == ENOTTY))
-		__atomic_store_n(&guards, GUARDS_BLIND, __ATOMIC_RELAXED);
-	if (fd >= 0)
-		close(fd);
-	return found;
 }

@@ -37,9 +37,4 @@ void cp__vma_vet_flags(struct cp__range *r, size_t n);
  * nothing. */
 void cp__vma_vet_guards(struct cp__range *r, size_t n);
 
-/* Guard regions in [start, end) (page-aligned): 1, 0 (none, or a kernel
- * without them), or -1 when they cannot be asked for (6.13; pagemap refused
- * or not procfs). For CP_ZERO_RESIDENT, which refuses them up front. */
-int cp__vma_guards_in(uintptr_t start, uintptr_t end);
-
 #endif
