@@ -104,12 +104,19 @@ static inline void zero_pages(void *addr, size_t npages, unsigned flags)
 	zero_pages_in(cp__state(), addr, npages, flags);
 }
 
-/* A process's first clear: it publishes the state. Out of line, so that the
- * calls after it keep no register across a call but the kernel's. */
+/* A process's first call: it publishes the state, whatever the arguments
+ * (a zero-length or rejected call initialises too, so that "a call has
+ * returned" makes every later one async-signal-safe). Out of line, so that
+ * the calls after it keep no register across a call but the kernel's. */
 static int __attribute__((noinline, cold)) clear_pages_first(void *addr, size_t npages,
 							      unsigned flags)
 {
-	zero_pages_in(cp__state_slow(), addr, npages, flags);
+	const struct cp__state *s = cp__state_slow();
+	if (npages == 0)
+		return 0;
+	if (cp__check_pages(addr, npages))
+		return -EINVAL;
+	zero_pages_in(s, addr, npages, flags);
 	return 0;
 }
 
@@ -117,13 +124,13 @@ static int __attribute__((noinline, cold)) clear_pages_first(void *addr, size_t 
  * call's intent (a constant, folded where zero_pages is inlined). */
 static inline int clear_pages_checked(void *addr, size_t npages, unsigned flags)
 {
+	const struct cp__state *s = cp__state_published();
+	if (__builtin_expect(s == NULL, 0))
+		return clear_pages_first(addr, npages, flags);
 	if (npages == 0)
 		return 0;
 	if (cp__check_pages(addr, npages))
 		return -EINVAL;
-	const struct cp__state *s = cp__state_published();
-	if (__builtin_expect(s == NULL, 0))
-		return clear_pages_first(addr, npages, flags);
 	zero_pages_in(s, addr, npages, flags);
 	return 0;
 }
@@ -290,6 +297,7 @@ static int zero_checked(struct zero_call *c)
 static int zero_call(void *addr, size_t len, unsigned flags, cp_progress_fn progress, void *ctx,
 		     size_t *done, size_t *discarded)
 {
+	cp__initialise();      /* before any return: see clear_pages_first */
 	if (zero_flags_bad(flags))
 		return -EINVAL;
 	struct zero_call c = { .len = len, .flags = flags, .progress = progress,

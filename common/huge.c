@@ -219,6 +219,7 @@ static int huge_clear(void *base, size_t npages, size_t hot_idx,
 {
 	struct walk w;
 
+	cp__initialise();
 	if (npages == 0)
 		return 0;
 	if (!opts)
@@ -238,6 +239,7 @@ int cp__huge_copy(void *dst, const void *src, size_t npages, size_t hot_idx,
 {
 	struct walk w;
 
+	cp__initialise();
 	if (npages == 0)
 		return 0;
 	if (!opts)

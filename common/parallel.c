@@ -482,6 +482,7 @@ static unsigned caller_cpu_count(const struct call *c)
 int cp__clear_pages_parallel_min(void *addr, size_t npages, unsigned nthreads,
 				 size_t min_share_pages)
 {
+	cp__initialise();
 	if (npages == 0)
 		return 0;
 	if (cp__check_pages(addr, npages))

@@ -54,6 +54,15 @@ static inline const struct cp__state *cp__state(void)
 	return cp__state_slow();
 }
 
+/* Every entry point but cp_version calls this (or cp__state) before its
+ * first return, whatever its arguments: once any call has returned, none
+ * waits on the initialisation (a handler that interrupts the first real
+ * call would wait on its own thread). */
+static inline void cp__initialise(void)
+{
+	(void)cp__state();
+}
+
 /* Inputs of a decision: the CPU and what the environment (or a freestanding
  * caller's description) says. */
 struct cp__decide_in {

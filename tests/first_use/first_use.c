@@ -10,6 +10,10 @@
  *    the one-time initialisation initialises again, and then forks again
  *    (once, the fork handlers were registered a second time there, and that
  *    second fork took the publication lock twice: a hang);
+ *  - every call but cp_version initialises before it returns, whatever its
+ *    arguments (a zero length, an -EINVAL): after one has returned, a
+ *    handler that interrupts the first real call must not wait on an
+ *    initialisation its own thread holds (it hung, 8 of 20 children);
  *  - a handler-free sanity line per check; the last line is the tally.
  *
  *   first_use [ROUNDS]
@@ -21,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,6 +41,7 @@ void *__libc_realloc(void *, size_t);
 void *__libc_memalign(size_t, size_t);
 void __libc_free(void *);
 static volatile int counting, slow_environment;
+static volatile unsigned environment_reads;     /* init's reads of CLEARPAGES_QUIET */
 static volatile unsigned allocations;
 
 void *malloc(size_t n) { allocations += counting; return __libc_malloc(n); }
@@ -54,6 +60,8 @@ void *aligned_alloc(size_t a, size_t n) { allocations += counting; return __libc
  * here, the window in which init runs is 300 ms wide. Not setuid: getenv. */
 char *secure_getenv(const char *name)
 {
+	if (!strcmp(name, "CLEARPAGES_QUIET"))
+		environment_reads++;
 	if (slow_environment && !strcmp(name, "CLEARPAGES_QUIET")) {
 		struct timespec t = { 0, 300 * 1000 * 1000 };
 		nanosleep(&t, NULL);
@@ -213,6 +221,116 @@ static int fork_during_first_use(void)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 8;
 }
 
+/* ---- calls that return early initialise ---------------------------------- */
+
+static unsigned char early_page[4096] __attribute__((aligned(4096)));
+static unsigned char early_dst[4096] __attribute__((aligned(4096)));
+static int nop_progress(size_t done, size_t len, void *ctx)
+{
+	(void)done, (void)len, (void)ctx;
+	return 0;
+}
+
+/* Each returns before any page is touched: zero lengths, then rejections. */
+static void early_calls(unsigned i)
+{
+	void *p = early_page, *d = early_dst, *bad = early_page + 1;
+	const struct cp_kernel *const *kl;
+	const struct cp_copy_kernel *const *cl;
+	struct cp_huge_opts o = CP_HUGE_OPTS_INIT;
+	size_t n;
+	switch (i) {
+	case 0: cp_clear_pages(p, 0); break;
+	case 1: cp_clear_pages_hot(p, 0); break;
+	case 2: cp_clear_pages_cold(p, 0); break;
+	case 3: cp_clear(p, 0); break;
+	case 4: cp_zero(p, 0, 0); break;
+	case 5: cp_zero_ex(p, 0, CP_ZERO_MAY_DISCARD, &n); break;
+	case 6: cp_zero_progress(p, 0, 0, nop_progress, NULL, &n); break;
+	case 7: cp_clear_huge(p, 0, 0); break;
+	case 8: cp_clear_huge_opts(p, 0, 0, &o); break;
+	case 9: cp_copy_pages(d, p, 0); break;
+	case 10: cp_copy_huge(d, p, 0, 0); break;
+	case 11: cp_copy_huge_opts(d, p, 0, 0, &o, NULL); break;
+	case 12: cp_clear_pages_parallel(p, 0, 2); break;
+	case 13: cp_clear_pages(bad, 1); break;
+	case 14: cp_clear_pages_hot(bad, 1); break;
+	case 15: cp_clear_pages_cold(bad, 1); break;
+	case 16: cp_clear(NULL, 1); break;
+	case 17: cp_zero(p, 4096, 0x80000000u); break;
+	case 18: cp_zero_progress(NULL, 1, 0, nop_progress, NULL, &n); break;
+	case 19: cp_clear_huge(bad, 1, 0); break;
+	case 20: cp_copy_pages(p, p, 1); break;
+	case 21: cp_copy_huge(bad, p, 1, 0); break;
+	case 22: cp_clear_pages_parallel(bad, 1, 2); break;
+	case 23: cp_kernels(&kl); break;
+	case 24: cp_kernel_find("no such kernel"); break;
+	case 25: cp_kernel_for(0); break;
+	case 26: cp_copy_kernels(&cl); break;
+	case 27: cp_copy_kernel_find("no such kernel"); break;
+	case 28: cp_copy_kernel_for(0); break;
+	case 29: cp_policy_source(); break;
+	case 30: cp_set_profile("/nonexistent/clearpages/profile"); break;
+	}
+}
+#define EARLY_CALLS 31
+
+static int early_calls_initialise(void)
+{
+	cp__system_profile_path = "/nonexistent/clearpages/profile";
+	unsetenv("CLEARPAGES_PROFILE");
+	int bad = 0;
+	for (unsigned i = 0; i < EARLY_CALLS; i++) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			early_calls(i);
+			_exit(environment_reads ? 0 : 1);
+		}
+		int status;
+		if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+		    WEXITSTATUS(status)) {
+			fprintf(stderr, "early call %u returned without initialising\n", i);
+			bad = 1;
+		}
+	}
+	return bad;
+}
+
+static volatile sig_atomic_t handler_ran, handler_cleared;
+static void clear_in_handler(int sig)
+{
+	(void)sig;
+	static unsigned char page[4096] __attribute__((aligned(4096)));
+	page[0] = 1;
+	handler_cleared = cp_clear_pages(page, 1) == 0 && page[0] == 0;
+	handler_ran = 1;
+}
+
+/* The contract's own order: a call returns (a zero-length one), then a
+ * handler interrupts the first real call. The initialisation is slowed to
+ * 300 ms and the timer fires 50 ms into whichever call initialises. */
+static int handler_after_early_return(void)
+{
+	cp__system_profile_path = "/nonexistent/clearpages/profile";
+	unsetenv("CLEARPAGES_PROFILE");
+	slow_environment = 1;
+	if (cp_clear(early_page, 0) != 0)
+		return 3;
+	struct sigaction sa = { .sa_handler = clear_in_handler };
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGALRM, &sa, NULL))
+		return 3;
+	struct itimerval it = { .it_value = { 0, 50 * 1000 } };
+	setitimer(ITIMER_REAL, &it, NULL);
+	if (!pages_cleared_by(cp_clear_pages, FIRST_PAGES))
+		return 1;
+	for (unsigned ms = 0; !handler_ran && ms < 2000; ms++) {
+		struct timespec t = { 0, 1000 * 1000 };
+		nanosleep(&t, NULL);
+	}
+	return !handler_ran ? 4 : handler_cleared ? 0 : 5;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned rounds = argc > 1 ? (unsigned)atoi(argv[1]) : 3;
@@ -224,6 +342,10 @@ int main(int argc, char **argv)
 	check("cp_clear_pages_cold as the first use", cold_first, 10);
 	for (unsigned i = 0; i < rounds; i++)
 		check("fork during first use, then fork in the child", fork_during_first_use, 10);
+	check("every call but cp_version initialises before it returns", early_calls_initialise, 20);
+	for (unsigned i = 0; i < rounds; i++)
+		check("a handler in the first real call, after a call returned",
+		      handler_after_early_return, 10);
 	printf("%u passed, %u failed\n", passed, failed);
 	return failed != 0;
 }
