@@ -55,7 +55,7 @@ static size_t history_chunk(const struct cp__state *s, const struct cp_kernel *t
 			    struct cp__timing *timing)
 {
 	if (cp__is_nt(t) || !cp__timing_for(s->policy.cached_min_mbps, cp__counter_hz(s), 1, timing) ||
-	    timing->chunk_pages > npages)
+	    timing->chunk_pages > npages || !cp__counter_readable())
 		return 0;
 	return timing->chunk_pages;
 }

@@ -121,7 +121,8 @@ static void counter_pair(uint64_t *ns, uint64_t *ticks)
 void cp__counter_calibration_start(void)
 {
 #ifndef CLEARPAGES_FREESTANDING
-	counter_pair(&calib_ns0, &calib_ticks0);
+	if (cp__counter_readable())
+		counter_pair(&calib_ns0, &calib_ticks0);
 #endif
 }
 
@@ -133,7 +134,7 @@ unsigned long long cp__counter_hz(const struct cp__state *s)
 		return s->cpu.counter_hz;
 #ifndef CLEARPAGES_FREESTANDING
 	unsigned long long hz = __atomic_load_n(&calibrated_hz, __ATOMIC_RELAXED);
-	if (hz || !calib_ns0)
+	if (hz || !calib_ns0 || !cp__counter_readable())
 		return hz;
 	uint64_t ns, ticks;
 	counter_pair(&ns, &ticks);
@@ -209,8 +210,10 @@ void cp__clear_in_calls(const struct cp_kernel *k, void *addr, size_t npages)
 
 int cp__plan_run(const struct cp__plan *pl, void *addr, size_t npages)
 {
-	if (!pl->uncached) {
-		cp__clear_by(pl->kernel, addr, npages);
+	if (!pl->uncached || !cp__counter_readable()) {   /* untimed: the extent's choice */
+		cp__clear_by(pl->untimed_cached || pl->reused || !pl->uncached ? pl->kernel
+									  : pl->uncached,
+			     addr, npages);
 		return 1;
 	}
 	char *p = addr;

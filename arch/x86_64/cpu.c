@@ -10,8 +10,9 @@
  * 1-2), AVX512 (AVX512F, 7.0 EBX[16]) only with all that and XCR0's opmask,
  * ZMM_Hi256 and Hi16_ZMM (bits 5-7), CLZERO (0x80000008 EBX[0]); SIMD (the pseudo-feature of
  * the vector kernels, features.def) always; COUNTER with a TSC (1 EDX[4]) that
- * is invariant (0x80000007 EDX[8]: a steady rate across P-states and idle),
- * and, hosted, only where prctl(PR_GET_TSC) says user code may read it.
+ * is invariant (0x80000007 EDX[8]: a steady rate across P-states and idle);
+ * whether a thread may read it now (PR_SET_TSC) is asked at each timing
+ * (counter.h), not here: the setting is per thread and changes at any time.
  * Identity: display family/model/stepping from leaf 1 EAX; the
  * microarchitecture's name and the preference bits from vendor, family, model
  * and features (cp__cpu_identify, a pure function: tests describe CPUs to it).
@@ -24,9 +25,6 @@
  */
 #include <cpuid.h>
 #include "cpu.h"
-#if __STDC_HOSTED__
-#include <sys/prctl.h>
-#endif
 
 #define DEFAULT_L2_BYTES  (1u << 20)        /* 1 MiB: common on recent cores */
 #define DEFAULT_LLC_BYTES (32u << 20)       /* 32 MiB: one Zen 3 CCX */
@@ -273,11 +271,6 @@ void cp__cpu_detect(struct cp__cpu *cpu)
 	}
 	cpu->features |= cp__x86_features(&id);
 	cpu->counter_hz = cp__x86_counter_hz(&id);
-#if __STDC_HOSTED__
-	int tsc_mode = 0;      /* PR_TSC_SIGSEGV: reading it would kill the caller */
-	if (prctl(PR_GET_TSC, &tsc_mode, 0, 0, 0) == 0 && tsc_mode != PR_TSC_ENABLE)
-		cpu->features &= ~(unsigned)CP__F_COUNTER;
-#endif
 	if (max_ext >= 0x80000004)
 		brand_string(cpu);
 	if (!cpu->model[0])
