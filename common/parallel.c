@@ -58,6 +58,12 @@
  *    and the child may only exec or _exit (POSIX, for a multi-threaded
  *    parent's child).
  *
+ * Cancellation: a parallel call (and the fork handlers, and the unload)
+ * runs with cancellation disabled. Its waits are cancellation points with
+ * the pool lock held, and a fill's workers run on its caller's frame, so a
+ * request made meanwhile acts at the caller's next cancellation point after
+ * the call returned.
+ *
  * fork(): the handlers are registered when the library is loaded (a
  * constructor; a call made before it registers them first, before any lock).
  * prepare takes the pool lock and waits for pending worker shares (a child
@@ -273,9 +279,13 @@ static void atfork_prepare(void)
 	/* and for workers being created: a fork during another thread's
 	 * pthread_create is safe in glibc, but under qemu-user the child then
 	 * hung in a host futex, in its own first parallel call (qemu max,
-	 * SVE 256: 3 of 14 suite runs hung; with this wait 0 of 14) */
+	 * SVE 256: 3 of 14 suite runs hung; with this wait 0 of 14). Not
+	 * cancelled there: the lock is held. */
+	int cancel_state;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
 	while (pool.pending || pool.growing)
 		pthread_cond_wait(&pool.done, &pool.lock);
+	pthread_setcancelstate(cancel_state, NULL);
 }
 
 /* In parent and child: whether this fork's prepare took the pool. */
@@ -323,10 +333,8 @@ __attribute__((constructor)) static void pool_fork_safe(void)
  * code about to be unmapped. Skipped when shares are pending or workers being
  * created (exit from another thread mid-call): those are about to finish.
  */
-static void __attribute__((destructor)) pool_shutdown(void)
+static void pool_shutdown_uncancelled(void)
 {
-	if (inside_pool())
-		return;
 	enter_pool();
 	if (pool.pending || pool.growing) {
 		leave_pool();
@@ -344,6 +352,16 @@ static void __attribute__((destructor)) pool_shutdown(void)
 		pthread_join(pool.workers[i].thread, NULL);
 		pthread_cond_destroy(&pool.workers[i].wake);
 	}
+}
+
+static void __attribute__((destructor)) pool_shutdown(void)
+{
+	if (inside_pool())
+		return;
+	int cancel_state;      /* the joins below are cancellation points */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+	pool_shutdown_uncancelled();
+	pthread_setcancelstate(cancel_state, NULL);
 }
 
 /* One splitting call: the extent, its plan and the caller's CPUs. */
@@ -433,9 +451,8 @@ static unsigned long long hand_out_shares(struct call *c)
 	return call;
 }
 
-static void split_and_clear(struct call *c)
+static void split_and_clear_uncancelled(struct call *c)
 {
-	register_atfork();   /* before any lock */
 	enter_pool();
 	unsigned long long call = hand_out_shares(c);
 	leave_pool();
@@ -459,6 +476,18 @@ static void split_and_clear(struct call *c)
 	while (pool.finished < call)
 		pthread_cond_wait(&pool.done, &pool.lock);
 	leave_pool();
+}
+
+static void split_and_clear(struct call *c)
+{
+	register_atfork();   /* before any lock */
+	/* No cancellation inside: the waits below are cancellation points with
+	 * the pool lock held, and workers may run on this frame's job context.
+	 * A request made meanwhile acts at the caller's next cancellation point. */
+	int cancel_state;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+	split_and_clear_uncancelled(c);
+	pthread_setcancelstate(cancel_state, NULL);
 }
 
 /* The CPUs the calling thread may run on. */
