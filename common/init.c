@@ -14,8 +14,10 @@
  * when it is done): identical ones are published again rather than copied,
  * and at most MAX_STATES distinct policies are made (kept_same: a state per
  * policy, whatever the path it was loaded under); past that cp_set_profile
- * returns -ENOMEM and the policy stays as it is. Each costs one mapping of
- * about 1.3 KiB plus its source string, rounded up to pages.
+ * returns -ENOMEM and the policy stays as it is. They live in the library's
+ * own image, never on the heap or in mappings of their own: a dlclose takes
+ * them with it (a mapping per state outlived each unload), and untouched
+ * slots cost address space only.
  *
  * fork(): publish_lock's handlers are registered once, by a constructor (or
  * the first call, if it runs before the constructors), never inside the once
@@ -50,7 +52,8 @@
  * be steered to another file). */
 const char *cp__system_profile_path = CP_SYSCONFDIR "/clearpages/profile";
 #define SOURCE_MAX 4200               /* "system:" + a path */
-#define MAX_STATES 256                /* distinct states published: 1-2 MiB at most */
+#define MAX_STATES 256                /* distinct states published */
+#define SOURCES_BYTES (64 * 1024)     /* their sources: 256 bytes each on average */
 
 const struct cp__state *cp__current;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -254,14 +257,29 @@ const struct cp__state *cp__state_slow(void)
 	return cp__state_published();
 }
 
-/* States and cp_set_profile's read buffer come from mmap, not malloc: a
- * profile change then takes no lock but publish_lock, so a signal handler may
- * fork while one runs (glibc's fork waits for malloc's locks), and an
- * allocator may call it from inside itself. */
+/* cp_set_profile's read buffer comes from mmap, and states from the slots
+ * below, not malloc: a profile change then takes no lock but publish_lock,
+ * so a signal handler may fork while one runs (glibc's fork waits for
+ * malloc's locks), and an allocator may call it from inside itself. */
 static void *pages_alloc(size_t bytes)
 {
 	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	return p == MAP_FAILED ? NULL : p;
+}
+
+/* The states cp_set_profile and cp__policy_publish make, and their sources
+ * (publish_lock held): a slot and len bytes of source, or NULL. */
+static struct cp__state state_slots[MAX_STATES];
+static unsigned state_slots_used;
+static char sources[SOURCES_BYTES];
+static size_t sources_used;
+static struct cp__state *slot_alloc(size_t len, char **source)
+{
+	if (state_slots_used == MAX_STATES || len > SOURCES_BYTES - sources_used)
+		return NULL;
+	*source = sources + sources_used;
+	sources_used += len;
+	return &state_slots[state_slots_used++];
 }
 
 /* The kept state to publish for policy p (publish_lock held): the one with
@@ -296,12 +314,12 @@ static int publish(const struct cp__state *base, const struct cp__policy *p, con
 	size_t len = strlen(source) + 1;
 	publish_lock_take();
 	const struct cp__state *same = kept_same(p, source);
-	struct cp__state *s = same || nkept >= MAX_STATES ? NULL
-			      : pages_alloc(sizeof(struct cp__state) + len);
+	char *kept_source = NULL;
+	struct cp__state *s = same || nkept >= MAX_STATES ? NULL : slot_alloc(len, &kept_source);
 	if (s) {
 		*s = *base;
 		s->policy = *p;
-		s->source = memcpy((char *)(s + 1), source, len);
+		s->source = memcpy(kept_source, source, len);
 		keep_locked(s);
 		same = s;
 	}

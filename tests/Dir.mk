@@ -20,7 +20,7 @@ DEPS_TEST_PKGS += libcriterion-dev
 .PHONY: test-native test-bins
 test-bins: $(TEST_BIN)
 # The suite on this machine, natively (ARCH matching the host).
-test-native: $(TEST_BIN)
+test-native: $(TEST_BIN) | $(LIB_SO)     # the suite dlopens the shared library too
 	$(RUN) $(TEST_BIN) --jobs=2 --timeout=$(TEST_TIMEOUT)
 
 # `make` with gcc, make and nasm alone: a scratch PATH holding only those (and
