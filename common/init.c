@@ -251,9 +251,14 @@ static void init(void)
 	publish_lock_drop();
 }
 
+/* Not cancelled inside: the files and messages of the first use, and
+ * cp_set_profile's, are no cancellation points of the calls (clearpages.h). */
 const struct cp__state *cp__state_slow(void)
 {
+	int cancel_state;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
 	pthread_once(&once, init);
+	pthread_setcancelstate(cancel_state, NULL);
 	return cp__state_published();
 }
 
@@ -338,7 +343,17 @@ int cp__policy_publish(const struct cp__policy *policy, const char *source)
 	return publish(cp__state(), &p, source);
 }
 
+static int set_profile(const char *path);
 int cp_set_profile(const char *path)
+{
+	int cancel_state;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+	int r = set_profile(path);
+	pthread_setcancelstate(cancel_state, NULL);
+	return r;
+}
+
+static int set_profile(const char *path)
 {
 	const struct cp__state *base = cp__state();
 	if (!path)

@@ -11,18 +11,19 @@
  * first call, and publishes it whole; a profile change publishes a new one
  * and never rewrites the old, so a call sees one whole state, old or new.
  *  - Thread-safe: every function, from any number of threads at once.
- *  - Async-signal-safe once the library is initialised (a call has returned
- *    in this process, or in the parent it was forked from): cp_clear_pages,
+ *  - Initialised: once any call but cp_version has returned, whatever its
+ *    arguments (a zero length or an -EINVAL counts), in this process or in
+ *    the parent it was forked from.
+ *  - Async-signal-safe once the library is initialised: cp_clear_pages,
  *    cp_clear_pages_hot, cp_clear_pages_cold, cp_clear, cp_clear_huge,
  *    cp_clear_huge_opts (when its between() is), cp_kernels, cp_kernel_find,
  *    cp_kernel_for, cp_copy_pages, cp_copy_huge, cp_copy_huge_opts (when its
  *    between() is), cp_copy_kernels, cp_copy_kernel_find, cp_copy_kernel_for,
  *    cp_policy_source, and cp_zero / cp_zero_ex / cp_zero_progress (when
- *    its progress is) without CP_ZERO_PARALLEL (MAY_DISCARD and RESIDENT use
- *    open, fstatfs, read, pread, ioctl, madvise and close of /proc/self/maps,
- *    smaps and pagemap only, on the stack, close them before any store, and
- *    keep errno). Always:
- *    cp_version and the raw kernels.
+ *    its progress is) without CP_ZERO_PARALLEL (MAY_DISCARD and RESIDENT
+ *    read /proc/self/maps, smaps and pagemap with system calls only, on the
+ *    stack, close them before any store, and keep errno). Always:
+ *    cp_version (it never initialises) and the raw kernels.
  *    Not async-signal-safe: the first call of all (it reads the environment
  *    and files and may print), cp_set_profile (files, a lock) and
  *    cp_clear_pages_parallel and CP_ZERO_PARALLEL (a lock; it may create
@@ -41,6 +42,17 @@
  *    that blocks a handled
  *    signal outside any handler also never creates workers: it uses those
  *    another thread created.)
+ *  - Cancellation (deferred; no call is async-cancel-safe): no call is a
+ *    cancellation point of its own. The parallel calls run with
+ *    cancellation disabled, so a request made during one acts at the
+ *    caller's next cancellation point after it returns; elsewhere only the
+ *    caller's own between() or progress() can act on one, and the call then
+ *    ends there as if that callback had longjmp'ed out (no lock is held).
+ *  - Descriptors: no descriptor outlives the call that opened it, however
+ *    the call ends (a handler's longjmp, a cancellation).
+ *  - The counter: a thread that PR_SET_TSC (x86) makes fault on the TSC,
+ *    set before or after the first use, gets every call working, deciding
+ *    by extent alone.
  *  - fork(): from any thread at any time outside a handler, the child may
  *    use every call (the fork handlers are registered when the library is
  *    loaded; the child's thread pool starts empty). fork() from a signal
