@@ -152,7 +152,7 @@ uninstall:
 # and uninstall must remove all of it and nothing else (a foreign file stays).
 # Then the README's install and link lines, run as written from a prefix under
 # /tmp (programs natively only), and make install leaving $(BUILD) as it was.
-test-install: lib $(BENCH_BIN) $(FS_OBJ)
+test-install: lib $(BENCH_BIN)
 	@MAKE="$(MAKE)" tests/check-install.sh $(abspath $(BUILD)/install-test) $(LIBDIR) \
 	    $(INCLUDEDIR) $(DROPINDIR) $(SONAME) $(notdir $(LIB_SO_REAL)) $(CP_VERSION) $(INSTALL_FILES)
 	@MAKE="$(MAKE)" tests/check-install-prefix.sh $(BUILD) $(if $(filter $(ARCH),$(HOST_ARCH)),1,0)
