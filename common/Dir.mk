@@ -55,9 +55,9 @@ $(LIB_SO): $(BUILD)/$(SONAME)
 # build as it lies), and at install, naming PREFIX & co., written straight
 # into DESTDIR: install rewrites nothing in $(BUILD).
 #   cp_pc:    $(1) prefix, $(2) libdir, $(3) includedir, $(4) dropindir
-#   cp_cmake: $(1) the folder the files land in, then the same folders, each
-#             written relative to it (the package works wherever the tree
-#             lands: DESTDIR, a moved prefix), $(5) the template
+#   cp_cmake: $(1) the folder the files land in; $(2)-$(4) libdir, includedir,
+#             dropindir, each written relative to $(1) (the package works
+#             wherever the tree lands: DESTDIR, a moved prefix); $(5) the template
 cp_pc = sed -e 's|@PREFIX@|$(1)|' -e 's|@LIBDIR@|$(2)|' -e 's|@INCLUDEDIR@|$(3)|' \
             -e 's|@DROPINDIR@|$(4)|' -e 's|@VERSION@|$(CP_VERSION)|' clearpages.pc.in
 cp_rel = $(shell realpath -m -s --relative-to=$(1) $(2))
