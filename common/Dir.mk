@@ -50,25 +50,39 @@ $(BUILD)/$(SONAME): $(LIB_SO_REAL)
 $(LIB_SO): $(BUILD)/$(SONAME)
 	ln -sf $(notdir $<) $@
 
-# Rewritten only when the paths change, so the .pc follows PREFIX & co.
-$(BUILD)/pc-paths: cp-always
-	@mkdir -p $(@D)
-	@echo '$(PREFIX) $(LIBDIR) $(INCLUDEDIR)' | cmp -s - $@ || echo '$(PREFIX) $(LIBDIR) $(INCLUDEDIR)' > $@
-$(PC): clearpages.pc.in include/clearpages.h $(BUILD)/pc-paths
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(CP_VERSION)|' $< > $@
-
-# The CMake package: paths relative to the folder the files are installed in,
-# so the package works wherever the tree lands (DESTDIR, a moved prefix).
-cp_rel_from_cmakedir = $(shell realpath -m -s --relative-to=$(CMAKEDIR) $(1))
+# clearpages.pc and the CMake package come twice from the same templates: in
+# $(BUILD), naming that folder (pkg-config or CMake pointed there links the
+# build as it lies), and at install, naming PREFIX & co., written straight
+# into DESTDIR: install rewrites nothing in $(BUILD).
+#   cp_pc:    $(1) prefix, $(2) libdir, $(3) includedir, $(4) dropindir
+#   cp_cmake: $(1) the folder the files land in; $(2)-$(4) libdir, includedir,
+#             dropindir, each written relative to $(1) (the package works
+#             wherever the tree lands: DESTDIR, a moved prefix); $(5) the template
+cp_pc = sed -e 's|@PREFIX@|$(1)|' -e 's|@LIBDIR@|$(2)|' -e 's|@INCLUDEDIR@|$(3)|' \
+            -e 's|@DROPINDIR@|$(4)|' -e 's|@VERSION@|$(CP_VERSION)|' clearpages.pc.in
+cp_rel = $(shell realpath -m -s --relative-to=$(1) $(2))
 CP_CMAKE_PROCESSORS_x86_64 := ^(x86_64|AMD64|amd64)$$
 CP_CMAKE_PROCESSORS_arm64  := ^(aarch64|arm64|ARM64)$$
+cp_cmake = sed -e 's|@CP_CMAKE_TO_LIBDIR@|$(call cp_rel,$(1),$(2))|' \
+               -e 's|@CP_CMAKE_TO_INCLUDEDIR@|$(call cp_rel,$(1),$(3))|' \
+               -e 's|@CP_CMAKE_TO_DROPINDIR@|$(call cp_rel,$(1),$(4))|' \
+               -e 's/@CP_CMAKE_PROCESSORS@/$(CP_CMAKE_PROCESSORS_$(ARCH))/' -e 's|@CP_ARCH@|$(ARCH)|' \
+               -e 's|@CP_VERSION@|$(CP_VERSION)|' -e 's|@CP_MAJOR@|$(CP_MAJOR)|' $(5)
+# pkg-config's dropindir, unexpanded: libdir itself in $(BUILD), below it installed.
+CP_PC_LIBDIR    := $${libdir}
+CP_PC_DROPINDIR := $${libdir}/clearpages
+
+# The build folder's own paths, rewritten only when they change (a moved tree).
+CP_BUILD_DIR := $(abspath $(BUILD))
+CP_BUILD_INC := $(abspath include)
+$(BUILD)/pc-paths: cp-always
+	@mkdir -p $(@D)
+	@echo '$(CP_BUILD_DIR) $(CP_BUILD_INC)' | cmp -s - $@ || echo '$(CP_BUILD_DIR) $(CP_BUILD_INC)' > $@
+$(PC): clearpages.pc.in include/clearpages.h $(BUILD)/pc-paths
+	$(call cp_pc,$(CP_BUILD_DIR),$(CP_BUILD_DIR),$(CP_BUILD_INC),$(CP_PC_LIBDIR)) > $@
 $(BUILD)/cmake/%: packaging/cmake/%.in include/clearpages.h $(BUILD)/pc-paths
 	@mkdir -p $(@D)
-	sed -e 's|@CP_CMAKE_TO_LIBDIR@|$(call cp_rel_from_cmakedir,$(LIBDIR))|' \
-	    -e 's|@CP_CMAKE_TO_INCLUDEDIR@|$(call cp_rel_from_cmakedir,$(INCLUDEDIR))|' \
-	    -e 's/@CP_CMAKE_PROCESSORS@/$(CP_CMAKE_PROCESSORS_$(ARCH))/' -e 's|@CP_ARCH@|$(ARCH)|' \
-	    -e 's|@CP_VERSION@|$(CP_VERSION)|' -e 's|@CP_MAJOR@|$(CP_MAJOR)|' $< > $@
+	$(call cp_cmake,$(CP_BUILD_DIR)/cmake,$(CP_BUILD_DIR),$(CP_BUILD_INC),$(CP_BUILD_DIR),$<) > $@
 
 # Everything install writes, relative to DESTDIR; uninstall removes exactly this.
 INSTALL_FILES = $(INCLUDEDIR)/clearpages.h $(LIBDIR)/pkgconfig/clearpages.pc \
@@ -118,7 +132,8 @@ install: lib $(BENCH_BIN)
 	install -m 644 $(filter man/man1/%,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(filter man/man3/%,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man3/
 	install -m 644 include/clearpages.h $(DESTDIR)$(INCLUDEDIR)/
-	install -m 644 $(PC) $(DESTDIR)$(LIBDIR)/pkgconfig/
+	rm -f $(DESTDIR)$(LIBDIR)/pkgconfig/clearpages.pc $(addprefix $(DESTDIR)$(CMAKEDIR)/,$(notdir $(CMAKE_FILES)))
+	$(call cp_pc,$(PREFIX),$(LIBDIR),$(INCLUDEDIR),$(CP_PC_DROPINDIR)) > $(DESTDIR)$(LIBDIR)/pkgconfig/clearpages.pc
 	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(LIB_SO_REAL) $(DESTDIR)$(LIBDIR)/
 	ln -sf $(notdir $(LIB_SO_REAL)) $(DESTDIR)$(LIBDIR)/$(SONAME)
@@ -126,13 +141,18 @@ install: lib $(BENCH_BIN)
 	install -m 644 $(ALL_OBJ) $(DESTDIR)$(DROPINDIR)/
 	install -m 644 $(KERNEL_OBJS) $(DESTDIR)$(DROPINDIR)/kernels/
 	install -m 644 $(FS_OBJ) $(DESTDIR)$(DROPINDIR)/
-	install -m 644 $(CMAKE_FILES) $(DESTDIR)$(CMAKEDIR)/
+	$(foreach f,$(notdir $(CMAKE_FILES)),$(call cp_cmake,$(CMAKEDIR),$(LIBDIR),$(INCLUDEDIR),$(DROPINDIR),packaging/cmake/$(f).in) \
+	    > $(DESTDIR)$(CMAKEDIR)/$(f);)
+	chmod 644 $(DESTDIR)$(LIBDIR)/pkgconfig/clearpages.pc $(addprefix $(DESTDIR)$(CMAKEDIR)/,$(notdir $(CMAKE_FILES)))
 uninstall:
 	rm -f $(filter-out $(DESTDIR)$(DIR_MANIFEST),$(addprefix $(DESTDIR),$(INSTALL_FILES)))
 	scripts/install-dirs.sh remove $(DESTDIR)$(DIR_MANIFEST)
 
 # Install into a scratch DESTDIR: the file list must be exactly INSTALL_FILES,
 # and uninstall must remove all of it and nothing else (a foreign file stays).
-test-install: lib
+# Then the README's install and link lines, run as written from a prefix under
+# /tmp (programs natively only), and make install leaving $(BUILD) as it was.
+test-install: lib $(BENCH_BIN)
 	@MAKE="$(MAKE)" tests/check-install.sh $(abspath $(BUILD)/install-test) $(LIBDIR) \
 	    $(INCLUDEDIR) $(DROPINDIR) $(SONAME) $(notdir $(LIB_SO_REAL)) $(CP_VERSION) $(INSTALL_FILES)
+	@MAKE="$(MAKE)" tests/check-install-prefix.sh $(BUILD) $(if $(filter $(ARCH),$(HOST_ARCH)),1,0)
