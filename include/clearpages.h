@@ -19,8 +19,9 @@
  *    cp_clear_huge_opts (when its between() is), cp_kernels, cp_kernel_find,
  *    cp_kernel_for, cp_copy_pages, cp_copy_huge, cp_copy_huge_opts (when its
  *    between() is), cp_copy_kernels, cp_copy_kernel_find, cp_copy_kernel_for,
- *    cp_policy_source, and cp_zero / cp_zero_ex / cp_zero_progress (when
- *    its progress is) without CP_ZERO_PARALLEL (MAY_DISCARD and RESIDENT
+ *    cp_policy_source, cp_policy_info, and cp_zero / cp_zero_ex /
+ *    cp_zero_progress (when its progress is) without CP_ZERO_PARALLEL
+ *    (MAY_DISCARD and RESIDENT
  *    read /proc/self/maps, smaps and pagemap with system calls only, on the
  *    stack, close them before any store, and keep errno). Always:
  *    cp_version (it never initialises) and the raw kernels.
@@ -381,6 +382,45 @@ int cp_set_profile(const char *path);
  * published it (states are kept per policy).
  */
 const char *cp_policy_source(void);
+
+/*
+ * The policy's decisions a caller may plan with, in bytes (clearbench's
+ * header prints the same). CP_POLICY_NEVER: this policy never does it.
+ *   struct cp_policy_info info;
+ *   info.size = sizeof(info);
+ *   cp_policy_info(&info);
+ * 0, or -EINVAL (NULL, or a size below this first version's) with nothing
+ * written. Later versions only add fields at the end: the library fills
+ * the fields it knows that fit in info->size, and sets size to the bytes
+ * it filled.
+ *  - discard_from: cp_zero with CP_ZERO_MAY_DISCARD hands resident private
+ *    anonymous memory back from parts this long; shorter parts are stored.
+ *    A host's built-in row may say never: there the system call and the
+ *    fault of each page at its next touch were measured to cost more than
+ *    the stores (docs/dispatch.md, the rows). Parts no page of which is
+ *    resident are handed back from one huge page (or page) whatever it says.
+ *    Hosted only: CP_POLICY_NEVER in clearpages-freestanding.o.
+ *  - nt_from, uncached_nt_from: the first extent cp_zero(addr, len, 0) and
+ *    cp_clear_pages clear with non-temporal stores, on memory the estimate
+ *    finds cached, and not.
+ *  - estimate_from: from this extent a call times where the memory is
+ *    (below it the extent and the thread's history decide).
+ *  - parallel_min_share: the smallest share a parallel call gives a thread.
+ *  - copy_nt_from: the first extent cp_copy_pages copies non-temporally.
+ * Async-signal-safe once the library is initialised.
+ */
+#define CP_POLICY_NEVER ((size_t)-1)
+struct cp_policy_info {
+	size_t size;                 /* in: sizeof(struct cp_policy_info) */
+	const char *source;          /* cp_policy_source() */
+	size_t discard_from;
+	size_t nt_from;
+	size_t uncached_nt_from;
+	size_t estimate_from;
+	size_t parallel_min_share;
+	size_t copy_nt_from;
+};
+int cp_policy_info(struct cp_policy_info *info);
 
 /* Usable kernels here: temporal first (fastest at small extents first), then
  * non-temporal (fastest at large extents first). Returns the count. */
