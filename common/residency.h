@@ -47,7 +47,8 @@
  *
  * cp_clear_pages below CP__HISTORY_BELOW_PAGES, where the policy's uncached
  * band parts from any's (the generic rule: from one page where rep stosb is
- * ranked, else 64 KiB), keeps a history of its own, timed and spaced
+ * ranked or short uncached clears go non-temporal, else 16 KiB), keeps a
+ * history of its own, timed and spaced
  * alike. A chunk per call would cost a buffer cleared again and again, and
  * such a buffer needs no timing: the range the thread cleared last is
  * cleared by any's kernel, untimed, and counts no call of the history (it

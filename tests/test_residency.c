@@ -353,21 +353,21 @@ Test(residency, chunks_are_timed_by_a_kernel_that_tells)
 /* The recorded sweeps of every host, scored with the host's row withheld
  * and with it: tests/test_generic_rule.c. */
 
-Test(residency, generic_rule_goes_non_temporal_from_64k_when_uncached)
+Test(residency, generic_rule_goes_non_temporal_from_16k_when_uncached)
 {
 	struct described d = intel_vm();
 	cr_expect_str_eq(d.source, "generic");
 	expect_residency("6/167", &d.policy,
 			 BANDS({ 0, "avx512" }, { 4, "rep_stosb" }, { MIB_PAGES(64), "avx2_nt" }),
-			 BANDS({ 0, "rep_stosb" }, { 16, "avx2_nt" }),
+			 BANDS({ 0, "rep_stosb" }, { 4, "avx2_nt" }),
 			 16000, 0, MIB_PAGES(64));
-	/* without ERMS or FSRS rep stosb is not ranked: any's rows below 64 KiB,
+	/* without ERMS or FSRS rep stosb is not ranked: any's rows below 16 KiB,
 	 * and nothing is timed there */
 	struct described plain = x86_caches("AuthenticAMD", 0x17, 0x31, AVX2 | CTR, 512, 16);
 	cr_expect_str_eq(plain.source, "generic");
 	expect_residency("no erms", &plain.policy,
 			 BANDS({ 0, "avx2" }, { MIB_PAGES(8), "avx2_nt" }),
-			 BANDS({ 0, "avx2" }, { 16, "avx2_nt" }), 16000, 16, MIB_PAGES(8));
+			 BANDS({ 0, "avx2" }, { 4, "avx2_nt" }), 16000, 4, MIB_PAGES(8));
 }
 
 Test(residency, builtins_uncached_bands)
@@ -376,22 +376,22 @@ Test(residency, builtins_uncached_bands)
 	cr_expect_str_eq(spr.source, "builtin:intel-sapphire-rapids");
 	expect_residency("spr", &spr.policy,
 			 BANDS({ 0, "avx2" }, { 2, "rep_stosb" }, { MIB_PAGES(64), "avx2_nt" }),
-			 BANDS({ 0, "rep_stosb" }, { 16, "avx2_nt" }),
+			 BANDS({ 0, "rep_stosb" }, { 4, "avx2_nt" }),
 			 17000, 0, MIB_PAGES(64));
 	struct described emr = x86_caches("GenuineIntel", 6, 0xcf, INTEL_ALL, 2048, 300);
 	cr_expect_str_eq(emr.source, "builtin:intel-emerald-rapids");
 	expect_residency("emr", &emr.policy,
 			 BANDS({ 0, "avx512" }, { 8, "rep_stosb" }, { MIB_PAGES(32), "avx2_nt" }),
-			 BANDS({ 0, "rep_stosb" }, { 16, "avx2_nt" }),
+			 BANDS({ 0, "rep_stosb" }, { 4, "avx2_nt" }),
 			 11500, 0, MIB_PAGES(32));
 	struct described z3 = zen3_vm();
 	cr_expect_str_eq(z3.source, "builtin:amd-zen3");
-	/* the generic rule's uncached bands: rep stosb (ERMS), non-temporal from
-	 * 64 KiB (below 1 MiB the thread's history decides) */
+	/* the generic rule's uncached bands: non-temporal from one page, where
+	 * short clears allocate (family 0x19); below 1 MiB the history decides */
 	expect_residency("zen3", &z3.policy, BANDS({ 0, "avx2" }, { MIB_PAGES(16), "avx2_nt" }),
-			 BANDS({ 0, "rep_stosb" }, { 16, "avx2_nt" }), 16000, 0, MIB_PAGES(16));
+			 BANDS({ 0, "avx2_nt" }), 16000, 0, MIB_PAGES(16));
 	/* a tuned profile's bands were measured on that machine: its uncached
-	 * bands derive from them (non-temporal from 64 KiB) */
+	 * bands derive from them */
 	static const char tuned[] = "version 2\ncpu AuthenticAMD 25 1 described\n"
 				    "band 0 avx2\nband 8M avx2_nt\nend\n";
 	struct cp__profile pr;
@@ -400,11 +400,11 @@ Test(residency, builtins_uncached_bands)
 		     "line %u: %s", err.line, err.why);
 	select_for(&z3, 0, &pr);
 	expect_residency("zen3 tuned", &z3.policy, BANDS({ 0, "avx2" }, { MIB_PAGES(8), "avx2_nt" }),
-			 BANDS({ 0, "rep_stosb" }, { 16, "avx2_nt" }), 16000, 0, MIB_PAGES(8));
+			 BANDS({ 0, "avx2_nt" }), 16000, 0, MIB_PAGES(8));
 	struct described z4 = zen4_vm();
 	cr_expect_str_eq(z4.source, "builtin:amd-zen4");
 	expect_residency("zen4", &z4.policy, BANDS({ 0, "avx2" }, { MIB_PAGES(16), "clzero" }),
-			 BANDS({ 0, "rep_stosb" }, { 16, "clzero" }), 20000, 0,
+			 BANDS({ 0, "avx2_nt" }, { 4, "clzero" }), 20000, 0,
 			 MIB_PAGES(16));
 	/* discard_from: Zen 4's and Zen 3's measured never; the others the
 	 * generic 4 MiB */
@@ -426,13 +426,13 @@ Test(residency, no_counter_decides_by_extent_alone)
 	select_for(&d, CP__F_COUNTER, NULL);
 	expect_residency("6/167 -counter", &d.policy,
 			 BANDS({ 0, "avx512" }, { 4, "rep_stosb" }, { MIB_PAGES(64), "avx2_nt" }),
-			 BANDS({ 0, "rep_stosb" }, { 16, "avx2_nt" }),
+			 BANDS({ 0, "rep_stosb" }, { 4, "avx2_nt" }),
 			 0, CP__BAND_UNUSED, 0);
 	struct described z4 = x86_caches("AuthenticAMD", 0x19, 0x11, ERMS | FSRM | AVX2 | CLZ | Z512,
 					 1024, 32);
 	expect_residency("zen4 without a counter", &z4.policy,
 			 BANDS({ 0, "avx2" }, { MIB_PAGES(16), "clzero" }),
-			 BANDS({ 0, "rep_stosb" }, { 16, "clzero" }), 0, CP__BAND_UNUSED, 0);
+			 BANDS({ 0, "avx2_nt" }, { 4, "clzero" }), 0, CP__BAND_UNUSED, 0);
 }
 
 /* CLEARPAGES_NT_THRESHOLD says where non-temporal stores begin whatever the
@@ -490,12 +490,12 @@ Test(residency, profiles_v3_and_v2)
 		       BANDS({ 0, "avx2" }, { 16, "rep_stosb" }, { MIB_PAGES(4), "avx2_nt" }),
 		       16000, 16, MIB_PAGES(8));
 	/* derived: rep stosb (ERMS) below 64 KiB, as for every source */
-	expect_profile("v3 derived", "3", BANDS({ 0, "rep_stosb" }, { 16, "avx2_nt" }),
+	expect_profile("v3 derived", "3", BANDS({ 0, "rep_stosb" }, { 4, "avx2_nt" }),
 		       16000, 0, MIB_PAGES(8));
-	expect_profile("v2 derived", "2", BANDS({ 0, "rep_stosb" }, { 16, "avx2_nt" }),
+	expect_profile("v2 derived", "2", BANDS({ 0, "rep_stosb" }, { 4, "avx2_nt" }),
 		       16000, 0, MIB_PAGES(8));
 	expect_profile("v3 never estimate", "3cached_min_mbps 0\n",
-		       BANDS({ 0, "rep_stosb" }, { 16, "avx2_nt" }), 0, CP__BAND_UNUSED, 0);
+		       BANDS({ 0, "rep_stosb" }, { 4, "avx2_nt" }), 0, CP__BAND_UNUSED, 0);
 }
 
 Test(residency, profile_keys_refused)
@@ -529,11 +529,11 @@ Test(residency, profile_keys_refused)
 #endif
 
 #if defined(__aarch64__)
-Test(residency, arm64_generic_uncached_from_64k)
+Test(residency, arm64_generic_uncached_from_16k)
 {
 	struct described d = arm(CP__F_DCZVA | CP__F_COUNTER, 64);
 	expect_residency("a53", &d.policy, BANDS({ 0, "dc_zva" }, { MIB_PAGES(4), "stnp" }),
-			 BANDS({ 0, "dc_zva" }, { 16, "stnp" }), 16000, 16, MIB_PAGES(4));
+			 BANDS({ 0, "dc_zva" }, { 4, "stnp" }), 16000, 4, MIB_PAGES(4));
 	struct described n = arm(CP__F_DCZVA, 64);
 	cr_expect_eq(n.policy.estimate_from_pages, CP__BAND_UNUSED, "no counter: no estimate");
 }
