@@ -14,6 +14,7 @@
 #include "header.h"
 #include "json.h"
 #include "opts.h"
+#include "stats.h"
 #include "table.h"
 
 #define MAX_NOTES 64
@@ -96,6 +97,17 @@ const struct bench_cell *bench_cell_at(const struct bench_table *t, size_t row, 
 	return &t->cells[row * t->ncols + col];
 }
 
+/* Column 0 and columns [c0, c1) of the names, then of every row, right-aligned. */
+static void print_cols(const struct bench_table *t, const size_t *w, size_t c0, size_t c1)
+{
+	for (size_t r = 0; r <= t->nrows; r++) {
+		for (size_t c = 0; c < c1; c = c ? c + 1 : c0)
+			printf("%s%*s", c ? "  " : "", (int)w[c],
+			       r ? bench_cell_at(t, r - 1, c)->text : t->cols[c]);
+		putchar('\n');
+	}
+}
+
 void bench_table_print(const struct bench_table *t)
 {
 	size_t w[BENCH_MAX_COLS];
@@ -106,15 +118,19 @@ void bench_table_print(const struct bench_table *t)
 			w[c] = l > w[c] ? l : w[c];
 		}
 	}
-	printf("\n%s\n", t->title);
-	for (size_t c = 0; c < t->ncols; c++)
-		printf("%s%*s", c ? "  " : "", (int)w[c], t->cols[c]);
 	putchar('\n');
-	for (size_t r = 0; r < t->nrows; r++) {
-		for (size_t c = 0; c < t->ncols; c++)
-			printf("%s%*s", c ? "  " : "", (int)w[c], bench_cell_at(t, r, c)->text);
-		putchar('\n');
-	}
+	bench_print_wrapped(stdout, "", 2, t->title);
+	/* wider than a terminal: in blocks of columns, each after the first one */
+	size_t c0 = 1;
+	do {
+		size_t c1 = c0, width = w[0];
+		while (c1 < t->ncols && (c1 == c0 || width + 2 + w[c1] <= BENCH_TABLE_WIDTH))
+			width += 2 + w[c1++];
+		if (c0 > 1)
+			printf("\n%.140s (continued)\n", t->title);
+		print_cols(t, w, c0, c1);
+		c0 = c1;
+	} while (c0 < t->ncols);
 }
 
 void bench_table_free(struct bench_table *t)
@@ -157,7 +173,7 @@ void bench_note(const char *fmt, ...)
 	if (vasprintf(&line, fmt, ap) < 0)
 		abort();
 	va_end(ap);
-	printf("%s\n", line);
+	bench_print_wrapped(stdout, "", 2, line);
 	if (nnotes < MAX_NOTES)
 		notes[nnotes++] = line;
 	else

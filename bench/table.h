@@ -31,6 +31,9 @@ void bench_cell_str(struct bench_table *t, const char *s);
 void bench_cell_num(struct bench_table *t, double v, const char *fmt);  /* fmt for text */
 void bench_cell_na(struct bench_table *t);          /* "n/a" text, JSON null, empty CSV */
 const struct bench_cell *bench_cell_at(const struct bench_table *t, size_t row, size_t col);
+/* On stdout: the title, then the columns aligned, in blocks that repeat the first column
+ * where the table is wider than BENCH_TABLE_WIDTH (a terminal of 160 columns). */
+#define BENCH_TABLE_WIDTH 160
 void bench_table_print(const struct bench_table *t);
 /* s between two `quote` characters, each quote inside doubled (CSV fields with
  * '"', gnuplot strings with '\''). */
