@@ -118,8 +118,7 @@ void bench_table_print(const struct bench_table *t)
 			w[c] = l > w[c] ? l : w[c];
 		}
 	}
-	putchar('\n');
-	bench_print_wrapped(stdout, "", 2, t->title);
+	printf("\n%s\n", t->title);   /* under 160 characters (its buffer) */
 	/* wider than a terminal: in blocks of columns, each after the first one */
 	size_t c0 = 1;
 	do {
@@ -389,11 +388,15 @@ int bench_check_outputs(const struct bench_opts *opts)
 int bench_write_outputs(const struct bench_opts *opts, const char *scenario,
 			struct bench_table *const *tables, size_t ntables)
 {
-	int rc = 0;
+	int rc = 0, unprinted = 0;
+	char where[8192] = "";   /* the files written, for the last line */
+	size_t wl = 0;
 	/* every scenario ends here: the header warned, the closing note repeats it */
 	if (opts->emulated)
 		bench_note("emulated run: figures measure qemu, not the CPU.");
 	json_opts = opts;
+	for (size_t t = 0; t < ntables; t++)
+		unprinted |= (tables[t]->flags & (BT_DATA | BT_TEXT)) == BT_DATA;
 	if (opts->csv_path) {
 		size_t i = 0;
 		for (size_t t = 0; t < ntables; t++) {
@@ -402,6 +405,9 @@ int bench_write_outputs(const struct bench_opts *opts, const char *scenario,
 			if (!(tables[t]->flags & BT_DATA))
 				continue;
 			bench_csv_path(opts->csv_path, tables[t], i++, path, sizeof(path));
+			if (wl < sizeof(where))
+				wl += (size_t)snprintf(where + wl, sizeof(where) - wl, "%s%s",
+						       wl ? ", " : "", path);
 			if (!(f = open_out(path))) {
 				rc = 1;
 				continue;
@@ -418,7 +424,15 @@ int bench_write_outputs(const struct bench_opts *opts, const char *scenario,
 		} else {
 			rc = 1;
 		}
+		if (wl < sizeof(where))
+			snprintf(where + wl, sizeof(where) - wl, "%s%s", wl ? ", " : "",
+				 opts->json_path);
 	}
+	/* where the tables went: the terminal shows the summary, the files every row */
+	if (where[0])
+		bench_print_wrapped(stdout, "tables written: ", 2, where);
+	else if (unprinted)
+		printf("every row in full (min, max, rounds, each ratio): --csv FILE, --json FILE\n");
 	if (capture) {
 		for (size_t t = 0; t < ntables && capture->ntables < 16; t++)
 			capture->tables[capture->ntables++] = bench_table_clone(tables[t]);
