@@ -5,8 +5,8 @@
 # and JSON written and non-empty, one table per CSV file), compare on two of those
 # results, and bad input answered by one line on stderr and exit status 2; and that a
 # user can read it: a progress line on stderr within 2 s of the start (each scenario, and
-# a default sweep, stopped then), every line printed at most 160 columns, and each
-# scenario's --help its own.
+# a default sweep, stopped then), every line printed at most 160 columns, each
+# scenario's --help its own, and an installed copy pointing at nothing in the source tree.
 # Environment: BENCH (command running clearbench, maybe through qemu), OUT (folder).
 set -u
 start=$(date +%s)
@@ -273,6 +273,15 @@ for args in "no-such-scenario" "sweep --sizes 3k" "sweep --rounds 0" "sweep --ke
 		die "'$args' gave exit $rc and $lines stderr lines (want 2 and 1)"
 done
 [ -e "$OUT/no" ] && die "a refused run left files behind"
+
+# an installed clearbench (a copy outside the source tree) gives hints that work there
+mkdir -p "$OUT/installed"
+cp "${BENCH##* }" "$OUT/installed/clearbench"
+pre=; case $BENCH in *" "*) pre=${BENCH% *} ;; esac
+$pre "$OUT/installed/clearbench" sweep --quick --sizes 4k --rounds 2 --target hot \
+    > "$OUT/installed.txt" 2>&1 || die "the installed copy's sweep exited $?"
+grep -q "make \|\.sh\b\|\.deps" "$OUT/installed.txt" &&
+	die "the installed copy points at the source tree: $(grep "make \|\.sh\b\|\.deps" "$OUT/installed.txt")"
 
 # every line printed fits a terminal of 160 columns (wide tables go to CSV and JSON)
 wide=$(awk 'length > 160 { n++; m = length > m ? length : m; if (!(FILENAME in f)) { f[FILENAME]

@@ -3,9 +3,6 @@
  * files, and the copies the report keeps. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <libgen.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -250,8 +247,8 @@ static void write_csv(FILE *f, const struct bench_table *t)
 	}
 }
 
-static const char *bench_csv_path(const char *path, const struct bench_table *t, size_t i,
-			   char *buf, size_t len)
+const char *bench_csv_path(const char *path, const struct bench_table *t, size_t i, char *buf,
+			   size_t len)
 {
 	/* --csv NAME.csv or NAME: the first data table in NAME.csv, the others in
 	 * NAME-<suffix>.csv, so every file holds one table */
@@ -326,61 +323,6 @@ static int close_out(FILE *f, const char *path)
 	if (fclose(f)) {
 		fprintf(stderr, "clearbench: error writing %s: %s\n", path, strerror(errno));
 		return 1;
-	}
-	return 0;
-}
-
-/* Before the run: an existing regular file we may write, or a new name in a
- * folder we may write; 0, or 2 after one line. */
-static int check_writable(const char *opt, const char *path)
-{
-	struct stat st;
-	char dir[4096];
-	if (!path[0]) {
-		fprintf(stderr, "clearbench: %s '': want a file name\n", opt);
-		return 2;
-	}
-	if (stat(path, &st) == 0) {
-		if (!S_ISREG(st.st_mode) || access(path, W_OK)) {
-			fprintf(stderr, "clearbench: %s '%s': %s\n", opt, path,
-				S_ISREG(st.st_mode) ? "not writable" : "not a regular file");
-			return 2;
-		}
-		return 0;
-	}
-	snprintf(dir, sizeof(dir), "%s", path);
-	const char *d = dirname(dir);
-	if (stat(d, &st) || !S_ISDIR(st.st_mode) || access(d, W_OK | X_OK)) {
-		fprintf(stderr, "clearbench: %s '%s': folder %s %s\n", opt, path, d,
-			stat(d, &st) ? "does not exist" : "is not a writable folder");
-		return 2;
-	}
-	return 0;
-}
-
-int bench_check_outputs(const struct bench_opts *opts)
-{
-	char buf[4096];
-	if (opts->csv_path && check_writable("--csv", bench_csv_path(opts->csv_path, NULL, 0,
-								      buf, sizeof(buf))))
-		return 2;
-	if (opts->json_path && check_writable("--json", opts->json_path))
-		return 2;
-	if (opts->plot_path && check_writable("--plot", opts->plot_path))
-		return 2;
-	if (opts->samples_path && check_writable("--samples", opts->samples_path))
-		return 2;
-	struct stat st;
-	/* report's folder: one we may write in, or a new one in such a folder
-	 * (tune's --out is a file: tune checks it itself) */
-	if (opts->out_path && opts->out_is_folder &&
-	    (stat(opts->out_path, &st) || !S_ISDIR(st.st_mode)) &&
-	    check_writable("--out", opts->out_path))
-		return 2;
-	if (opts->out_path && opts->out_is_folder && stat(opts->out_path, &st) == 0 &&
-	    (!S_ISDIR(st.st_mode) || access(opts->out_path, W_OK | X_OK))) {
-		fprintf(stderr, "clearbench: --out '%s': not a writable folder\n", opts->out_path);
-		return 2;
 	}
 	return 0;
 }

@@ -48,8 +48,9 @@ void bench_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Write the BT_DATA tables to --csv / --json; 0 or 1 after a message. */
 int bench_write_outputs(const struct bench_opts *opts, const char *scenario,
 			struct bench_table *const *tables, size_t ntables);
-/* Before the run: can every output of opts be written? 0, or 2 after one line. */
-int bench_check_outputs(const struct bench_opts *opts);
+/* --csv's file for data table i (0: PATH.csv, then PATH-<suffix or i+1>.csv). */
+const char *bench_csv_path(const char *path, const struct bench_table *t, size_t i, char *buf,
+			   size_t len);
 /* report: keep a copy of every table and note bench_write_outputs sees. */
 struct bench_capture {
 	struct bench_table *tables[16];
