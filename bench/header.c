@@ -260,16 +260,17 @@ void bench_header(const struct bench_opts *opts, const char *scenario)
 	struct header hd;
 	header_fill(&hd, opts);
 	if (opts->emulated)   /* the first line, where nobody misses it */
-		printf("WARNING:  %s\n", bench_emulated_warning);
+		bench_print_wrapped(stdout, "WARNING:  ", 10, bench_emulated_warning);
 	printf("clearbench %s: clearpages %s, %s, %s\n", scenario, cp_version(), hd.arch, hd.os);
 	printf("cpu:      %s (%s), %u CPUs usable; host id %s\n", hd.h.model, hd.h.vendor,
 	       cpus_here(), hd.h.host_id);
 	printf("features: %s\n", hd.features);
 	printf("caches:   %s\n", hd.caches);
-	printf("kernels:  %s\n", hd.kernel_list);
-	printf("auto:     %s\n", hd.autoline);
-	printf("uncached: %s\n", hd.uncachedline);
-	printf("copy:     %s\n", hd.copyline);
+	/* the lines that grow with the host's bands, wrapped under their value */
+	bench_print_wrapped(stdout, "kernels:  ", 10, hd.kernel_list);
+	bench_print_wrapped(stdout, "auto:     ", 10, hd.autoline);
+	bench_print_wrapped(stdout, "uncached: ", 10, hd.uncachedline);
+	bench_print_wrapped(stdout, "copy:     ", 10, hd.copyline);
 	printf("policy:   %s\n", cp_policy_source());
 	printf("memory:   THP %s; GB/s = 10^9 bytes/s; memset from glibc %s\n", hd.thp,
 	       bench_libc_version());
