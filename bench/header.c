@@ -251,6 +251,23 @@ static void header_fill(struct header *hd, const struct bench_opts *opts)
 	thp_mode(hd->thp, sizeof(hd->thp));
 }
 
+/* cp_zero's MAY_DISCARD on resident memory, as cp_policy_info reports it. */
+static const char *discard_line(char *buf, size_t len)
+{
+	struct cp_policy_info info;
+	info.size = sizeof(info);
+	char c[32];
+	if (cp_policy_info(&info))
+		snprintf(buf, len, "unknown");
+	else if (info.discard_from == CP_POLICY_NEVER)
+		snprintf(buf, len, "never on resident memory (untouched parts: from one unit); "
+			 "cp_zero(3)");
+	else
+		snprintf(buf, len, "MAY_DISCARD hands resident parts back from %s",
+			 bench_size_str(info.discard_from, c, sizeof(c)));
+	return buf;
+}
+
 const char bench_emulated_warning[] =
 	"running under an emulator (qemu-user): these figures measure the emulator "
 	"and mean nothing about the CPU";
@@ -272,6 +289,8 @@ void bench_header(const struct bench_opts *opts, const char *scenario)
 	bench_print_wrapped(stdout, "uncached: ", 10, hd.uncachedline);
 	bench_print_wrapped(stdout, "copy:     ", 10, hd.copyline);
 	printf("policy:   %s\n", cp_policy_source());
+	char discard[128];
+	printf("discard:  %s\n", discard_line(discard, sizeof(discard)));
 	printf("memory:   THP %s; GB/s = 10^9 bytes/s; memset from glibc %s\n", hd.thp,
 	       bench_libc_version());
 }
@@ -318,6 +337,12 @@ void bench_header_json(FILE *f, const struct bench_opts *opts)
 	fprintf(f, "], \"nt_from_bytes\": %zu", nt_from);
 	fprintf(f, ", \"policy_source\": ");
 	bench_json_str(f, cp_policy_source());
+	struct cp_policy_info info;
+	info.size = sizeof(info);
+	if (cp_policy_info(&info) == 0 && info.discard_from != CP_POLICY_NEVER)
+		fprintf(f, ", \"discard_from_bytes\": %zu", info.discard_from);
+	else
+		fprintf(f, ", \"discard_from_bytes\": null");
 	const struct cp_kernel *const *list;
 	size_t n = cp_kernels(&list);
 	fprintf(f, ", \"kernels\": [");

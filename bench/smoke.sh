@@ -74,6 +74,8 @@ for s in $scenarios; do
 		[ -s "$OUT/$s.csv" ] && [ -s "$OUT/$s.json" ] || die "$s wrote no CSV/JSON"
 		grep -q "^cpu:" "$OUT/$s.txt" || die "$s printed no header"
 		grep -q "^policy:" "$OUT/$s.txt" || die "$s printed no policy line"
+		grep -q "^discard: *\(never on resident memory\|MAY_DISCARD hands resident parts back from [0-9]\)" "$OUT/$s.txt" ||
+			die "$s printed no discard line (cp_policy_info)"
 		for f in "$OUT/$s".csv "$OUT/$s"-*.csv; do
 			[ -f "$f" ] || continue
 			grep -q '^#' "$f" && die "$f holds more than one table"
