@@ -12,9 +12,12 @@
  * measured here. */
 #include "zero_mem.h"
 #include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
+#include <stddef.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -141,7 +144,7 @@ static int bind_over_self(pid_t helper, const char *name)
 	char from[64], to[64];
 	proc_path(from, helper, name);
 	proc_path(to, getpid(), name);
-	return mount(from, to, NULL, MS_BIND, NULL);
+	return mount(from, to, "none", MS_BIND, NULL);
 }
 
 /* What this process reads in /proc/self/maps for the mapping holding p: 1
@@ -223,7 +226,7 @@ static int fake_child(void *arg)
 	struct fake_args *f = arg;
 	if (unshare(CLONE_NEWNS))
 		return fake_fail(f->out, 1);
-	if (mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL))
+	if (mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL))
 		return fake_fail(f->out, 2);
 	/* private anonymous and untouched at a and b, in the helper as here */
 	if (mmap(f->a, f->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
@@ -273,6 +276,68 @@ Test(zero_procfs, another_process_files_mounted_over_this_ones_are_not_trusted)
 	munmap(map_a, map_a_len);
 	munmap(map_b, map_b_len);
 	munmap(f.out, sizeof(*f.out));
+}
+
+/* ---- no openat2: nothing trusted ---- */
+
+struct no_openat2_out {
+	int err, rc[2];
+	size_t discarded, bad_at[2];
+};
+
+struct no_openat2_args {
+	struct region *r;
+	struct no_openat2_out *out;
+};
+
+/* A filter answering ENOSYS to openat2, as a kernel before 5.6 does. */
+static int refuse_openat2(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat2, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { (unsigned short)(sizeof(f) / sizeof(f[0])), f };
+	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
+static int no_openat2_child(void *arg)
+{
+	struct no_openat2_args *a = arg;
+	struct region *r = a->r;
+	if (refuse_openat2()) {
+		a->out->err = errno;
+		return FAKE_SKIPPED;
+	}
+	a->out->rc[0] = cp_zero_ex(r->p, r->len, CP_ZERO_MAY_DISCARD, &a->out->discarded);
+	a->out->bad_at[0] = first_not(r->p, r->len, 0);
+	memset(r->p, OLD, r->len);
+	size_t d;
+	a->out->rc[1] = cp_zero_ex(r->p, r->len, CP_ZERO_RESIDENT, &d);
+	a->out->bad_at[1] = first_not(r->p, r->len, 0);
+	return 0;
+}
+
+Test(zero_procfs, without_openat2_nothing_is_trusted)
+{
+	discard_from_one_page();
+	struct region r = region_map(PRIVATE_ANON, 2);
+	struct no_openat2_args a = { &r, shared_page(sizeof(struct no_openat2_out)) };
+	int s = run_forked(no_openat2_child, &a, 60);
+	if (s == FAKE_SKIPPED)
+		cr_skip_test("no seccomp filter here: %s", strerror(a.out->err));
+	cr_assert_eq(s, 0, "child status %d", s);
+	cr_expect(a.out->rc[0] == 0 && a.out->discarded == 0 && a.out->bad_at[0] == r.len,
+		  "MAY_DISCARD with openat2 refused: returned %d, discarded %zu of %zu, first "
+		  "byte not zero %zu (%zu: none)", a.out->rc[0], a.out->discarded, r.len,
+		  a.out->bad_at[0], r.len);
+	cr_expect(a.out->rc[1] == 0 && a.out->bad_at[1] == r.len, "RESIDENT with openat2 "
+		  "refused: returned %d, first byte not zero %zu (%zu: none)", a.out->rc[1],
+		  a.out->bad_at[1], r.len);
+	munmap(a.out, sizeof(*a.out));
+	region_unmap(&r);
 }
 
 /* ---- a handler's siglongjmp out of the calls ---- */
@@ -370,7 +435,7 @@ static void jump_out_of_calls(unsigned flags, const char *what)
 		t[i] = (test_now_seconds() - s) * 1e9;
 	}
 	qsort(t, 21, sizeof(t[0]), cmp_double);
-	if ((flags & CP_ZERO_MAY_DISCARD) && !test_under_qemu())
+	if ((flags & CP_ZERO_MAY_DISCARD) && !procfs_untrusted())
 		cr_assert_eq(d, r.len, "%s: %zu of %zu bytes discarded: not the path under test",
 			     what, d, r.len);
 	struct jump_args j = { r.p, r.len, flags, t[10], 40 * JUMPS,
