@@ -13,8 +13,9 @@
  * RESOLVE_NO_XDEV, which fails on any mount crossed on the way (over the
  * file, over /proc/<pid>), and RESOLVE_NO_MAGICLINKS; "self" is an ordinary
  * symlink inside procfs and resolves. Where openat2 is missing (before Linux
- * 5.6, or refused by a seccomp filter) nothing is trusted: the callers act as
- * with no /proc (discard stores; RESIDENT populates, then stores). The file
+ * 5.6, refused by a seccomp filter, unknown to valgrind 3.19) nothing is
+ * trusted: the callers act as with no /proc (discard stores; RESIDENT
+ * populates, then stores). The file
  * opened must be procfs as well: qemu-user answers some opens with a file
  * of its own.
  *
@@ -26,10 +27,10 @@
  * none. A handler that would siglongjmp out of the call (the contract lets
  * it, on the caller's own thread) runs when the window closes, with nothing
  * open; a deferred cancellation waits for the caller's next cancellation
- * point. Before, 400 such jumps left about 390 descriptors open and 200 cancelled
- * threads 191. The price: a signal is delivered up to one window late, the
- * longest being a read of smaps (a page table walk per mapping up to the
- * range).
+ * point. Before, 400 such jumps left about 390 descriptors open and 200
+ * cancelled threads about 190. The price: a signal is delivered up to one
+ * window late, the longest being a read of smaps (a page table walk per
+ * mapping up to the range), and up to five more system calls per file.
  */
 #define _GNU_SOURCE
 #include <errno.h>
