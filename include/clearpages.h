@@ -175,8 +175,18 @@ int cp_clear(void *addr, size_t len);
  *                      sealed, with a protection key other than 0, or
  *                      holding guard pages (MADV_GUARD_INSTALL: where the
  *                      kernel has them but cannot report them, Linux 6.13,
- *                      nothing is discarded); and everything when
- *                      /proc/self/maps is not procfs.
+ *                      nothing is discarded); and everything when these
+ *                      files cannot be opened as this process's own: from
+ *                      procfs's root at /proc by openat2 without crossing a
+ *                      mount (another process's files mounted over them, a
+ *                      kernel before Linux 5.6 or a seccomp filter refusing
+ *                      openat2: stores). No descriptor outlives the call,
+ *                      however it ends: each file is closed before anything
+ *                      is discarded or stored, and while one is open every
+ *                      signal is blocked on the calling thread and no
+ *                      cancellation point runs (a handler's siglongjmp or a
+ *                      pthread_cancel finds none open; a signal arriving
+ *                      meanwhile is delivered at the close).
  *                      The caller's promise, which no file shows: no pinned
  *                      pages in the range. Memory pinned by a device or the
  *                      kernel (io_uring registered buffers, RDMA memory
@@ -226,13 +236,15 @@ int cp_zero_ex(void *addr, size_t len, unsigned flags, size_t *discarded);
  *                      would be. Nothing is ever given back (no discard), so
  *                      pinned memory stays what the device sees.
  *                      Which pages hold data is asked of /proc/self/pagemap
- *                      (PAGEMAP_SCAN, or the file), on procfs only; where it
- *                      cannot be asked, every page is faulted in and then
- *                      stored. Checked before anything is written, -EINVAL:
+ *                      (PAGEMAP_SCAN, or the file), opened as this process's
+ *                      own as with MAY_DISCARD; where it cannot be asked or
+ *                      trusted, every page is faulted in and then stored. Its
+ *                      files' descriptors as MAY_DISCARD's: none outlives
+ *                      the call. Checked before anything is written, -EINVAL:
  *                      with CP_ZERO_MAY_DISCARD; a hole, a read-only or
  *                      PROT_NONE part, a guard region (MADV_GUARD_INSTALL)
  *                      anywhere in the range. Where /proc/self/maps cannot
- *                      be read (or is not procfs) nothing can be checked:
+ *                      be read as this process's own nothing can be checked:
  *                      such a part then ends the call with -ENOMEM or -EFAULT
  *                      after the parts before it were filled.
  *                      -ENOMEM when the memory runs out (no huge pages for
