@@ -212,6 +212,23 @@ static void check_state(struct tally *t, const char *who, const struct cp__built
 		      hot->name, any->name);
 		CHECK(t, !is_nt(any->flags) || cold == any, "%s cold at %zu pages: %s, any's %s", who,
 		      e, cold->name, any->name);
+		/* where any is non-temporal, hot keeps the temporal kernel before
+		 * that band; where any is temporal, cold takes the non-temporal
+		 * kernel of the band after it */
+		unsigned band = 0;
+		while (band + 1 < CP__MAX_BANDS && e >= p->any.band[band + 1].from_pages)
+			band++;
+		size_t start = p->any.band[band].from_pages;
+		if (is_nt(any->flags) && start > 1)
+			CHECK(t, hot == cp__bands_pick(&p->hot, start - 1),
+			      "%s hot at %zu pages: %s, before any's non-temporal band %s", who, e,
+			      hot->name, cp__bands_pick(&p->hot, start - 1)->name);
+		if (!is_nt(any->flags) && band + 1 < CP__MAX_BANDS &&
+		    p->any.band[band + 1].from_pages != CP__BAND_UNUSED &&
+		    is_nt(p->any.band[band + 1].kernel->flags))
+			CHECK(t, cold == p->any.band[band + 1].kernel,
+			      "%s cold at %zu pages: %s, any's next band %s", who, e, cold->name,
+			      p->any.band[band + 1].kernel->name);
 		CHECK(t, e < 16 || is_nt(unc->flags), "%s uncached at %zu pages: %s is temporal", who,
 		      e, unc->name);
 
