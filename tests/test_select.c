@@ -54,8 +54,9 @@ Test(select, a_masked_rows_kernel_takes_the_first_of_its_class)
 		for (unsigned j = 0; j < b->nbands; j++) {
 			const char *want = cases[c].want[j] ? cases[c].want[j] : b->bands[j].kernel;
 			const struct cp_kernel *got = cp__bands_pick(&d.policy.any, b->bands[j].from_pages);
-			cr_expect_str_eq(got->name, want, "%s: the row's band %u (%s from %zu pages)",
-					 cases[c].who, j, b->bands[j].kernel, b->bands[j].from_pages);
+			cr_expect_str_eq(got->name, want, "%s: the row's band %u (%s from %zu pages): "
+					 "%s, want %s", cases[c].who, j, b->bands[j].kernel,
+					 b->bands[j].from_pages, got->name, want);
 		}
 	}
 }
