@@ -15,9 +15,10 @@
  *  - against the tables recorded on the row's host (tests/data/): at every
  *    recorded extent the row's kernel reaches HOT_FLOOR of the fastest
  *    kernel and no kernel of a neighbouring band leads it by more than LEAD,
- *    so each boundary sits at a crossover the host measured; the same for
- *    copy bands, a built-in copy row against its record and the derived
- *    bands of a row without one against a recorded copy sweep.
+ *    so each boundary sits at a crossover the host measured (to the
+ *    tables' noise); the same for copy bands, a built-in copy row against
+ *    its record and the derived bands of a row without one against a
+ *    recorded copy sweep.
  * Pure: every CPU is described, so it runs on any host.
  */
 #include "select_util.h"
@@ -510,12 +511,13 @@ Test(builtin_rows, zen5_copy_row_masked)
 
 #define HOT_FLOOR 0.80
 /* The most a kernel of a neighbouring band may lead the row's kernel by, as
- * a share of the fastest. The same code timed twice reads 0.94-1.06
- * (p10-p90) on these VMs and up to 0.25 apart with other work on the host
- * (bench/results/amd-zen5/README.md); the closest any row comes is Emerald
- * Rapids at 32 MiB, where its row goes non-temporal at 0.94 of rep stosb's
- * median because temporal stores turn bimodal there (the row's comment). */
-#define LEAD 0.10
+ * a share of the fastest: what two medians' noise allows. The same code
+ * timed twice reads 0.94-1.06 (p10-p90, TIE; tests/test_generic_rule.c),
+ * so the difference of two medians is good to about sqrt(2) x TIE = 0.085.
+ * The closest a row comes is Emerald Rapids at 32 MiB: non-temporal at 0.94
+ * of rep stosb's median, where its row says temporal stores turn bimodal. */
+#define TIE 0.06
+#define LEAD (TIE * M_SQRT2)
 
 #define MAX_ROWS 32
 #define MAX_COLS 16
@@ -707,6 +709,53 @@ Test(builtin_rows, bands_sit_at_the_recorded_crossovers)
 	cr_expect_eq(t.fails, 0, "%u of %u checks failed", t.fails, t.checks);
 }
 
+/* The residency threshold of a row whose chunks are rep stosb's (the Intel
+ * rows: common/residency.c times a chunk of the extent's own kernel there)
+ * is the geometric mean of rep stosb's rate in the LLC and in DRAM, as the
+ * rows say: on its host's hot table, the median at the largest extent to 8
+ * MiB and at the largest recorded, within 10 %. (The AMD rows' thresholds
+ * come from timed chunks: tests/test_residency.c, *_vm_chunk_timings.) */
+Test(builtin_rows, string_rows_thresholds_from_their_tables)
+{
+	static struct table tb;
+	unsigned rows = 0;
+	for (size_t i = 0; i < cp__builtins_len; i++) {
+		const struct cp__builtin *b = &cp__builtins[i];
+		int string = 0;
+		for (unsigned j = 0; j < b->nbands; j++)
+			string |= !strcmp(b->bands[j].kernel, "rep_stosb");
+		if (!string)
+			continue;
+		const struct row_host *h = NULL;
+		for (size_t j = 0; j < sizeof(row_hosts) / sizeof(row_hosts[0]); j++)
+			if (!strcmp(row_hosts[j].uarch, b->uarch))
+				h = &row_hosts[j];
+		cr_assert_not_null(h, "%s", b->uarch);
+		table_load(&tb, h->hot[0], NULL, is_clear_kernel);
+		unsigned llc = 0, dram = 0;
+		for (unsigned r = 0; r < tb.rows; r++) {
+			if (tb.bytes[r] <= ((size_t)8 << 20) && tb.bytes[r] >= tb.bytes[llc])
+				llc = r;
+			if (tb.bytes[r] > tb.bytes[dram])
+				dram = r;
+		}
+		double at[2] = { -1, -1 };
+		for (unsigned c = 0; c < tb.cols; c++)
+			if (!strcmp(tb.kernel[c], "rep_stosb")) {
+				at[0] = tb.gbs[llc][c];
+				at[1] = tb.gbs[dram][c];
+			}
+		cr_assert(at[0] > 0 && at[1] > 0, "%s: rep_stosb not measured", tb.name);
+		double mean = sqrt(at[0] * at[1]) * 1000;      /* MB/s */
+		cr_expect(b->cached_min_mbps >= 0.9 * mean && b->cached_min_mbps <= 1.1 * mean,
+			  "%s: cached_min_mbps %u, rep stosb %.1f GB/s at %zu KiB and %.1f at %zu "
+			  "KiB: their geometric mean %.0f", b->uarch, b->cached_min_mbps, at[0],
+			  tb.bytes[llc] >> 10, at[1], tb.bytes[dram] >> 10, mean);
+		rows++;
+	}
+	cr_expect_geq(rows, 2, "%u rows with a rep_stosb band", rows);
+}
+
 /* "4K" "512K" "16M" "1G" in bytes. */
 static size_t size_of(const char *s)
 {
@@ -729,7 +778,6 @@ static size_t size_of(const char *s)
  * other kernel's at both ends (within TIE, the same code timed twice). */
 Test(builtin_rows, zen5_copy_row_on_its_record)
 {
-	const double TIE = 0.06;
 	struct row_host h = row_hosts[4];
 	cr_assert_str_eq(h.uarch, "amd-zen5");
 	struct described d = describe_host(&h);

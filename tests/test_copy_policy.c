@@ -126,18 +126,58 @@ Test(copy_policy, every_described_cpu_and_mask)
 		}
 }
 
+/* A row without copy bands copies with each clear band's counterpart
+ * (CP_COPY_FOR, else the copy kernel of the same name, else the first of its
+ * class: clzero -> avx2_nt, or movnti without vector registers) from half
+ * the band's extent. The rows are read from cp__builtins; whether the
+ * result copies well: tests/test_builtin_rows.c, on a recorded copy sweep. */
+static const char *counterpart(const char *clear, int simd)
+{
+	static const char *const other[][2] = { { "rep_stosb", "rep_movsb" },
+						{ "rep_stosq", "rep_movsq" },
+						{ "movq", "rep_movsq" } };
+	for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++)
+		if (!strcmp(clear, other[i][0]))
+			return other[i][1];
+	if (!strcmp(clear, "clzero"))
+		return simd ? "avx2_nt" : "movnti";
+	return clear;
+}
+
 Test(copy_policy, rows_without_copy_bands_take_counterparts_at_half)
 {
-	struct described spr = x86("GenuineIntel", 6, 0x8f, ERMS | FSRM | AVX2 | Z512, 480);
-	expect_copy_bands("sapphire rapids", &spr.policy.copy,
-			  BANDS({ 0, "avx2" }, { 1, "rep_movsb" }, { MIB_PAGES(32), "avx2_nt" }));
-	struct described z4 = x86("AuthenticAMD", 0x19, 0x11, ERMS | FSRM | AVX2 | CLZ | Z512, 32);
-	expect_copy_bands("zen 4 (clzero: the first non-temporal copy kernel)", &z4.policy.copy,
-			  BANDS({ 0, "avx2" }, { MIB_PAGES(8), "avx2_nt" }));
-	struct described z4g = x86("AuthenticAMD", 0x19, 0x11, ERMS | FSRM | AVX2 | CLZ | Z512, 32);
-	select_for(&z4g, CP__F_SIMD, NULL);
-	expect_copy_bands("zen 4, simd masked", &z4g.policy.copy,
-			  BANDS({ 0, "rep_movsb" }, { MIB_PAGES(8), "movnti" }));
+	unsigned rows = 0;
+	for (size_t c = 0; c < sizeof(cpus) / sizeof(cpus[0]); c++)
+		for (int simd = 1; simd >= 0; simd--) {
+			struct described d = x86(cpus[c].vendor, cpus[c].family, cpus[c].model,
+						 cpus[c].features, cpus[c].llc_mib);
+			const struct cp__builtin *row = cp__builtin_find(d.cpu.uarch);
+			if (!row || row->ncopy)
+				continue;
+			if (!simd)
+				select_for(&d, CP__F_SIMD, NULL);
+			rows++;
+			/* equal neighbours merged, a band halved onto its
+			 * predecessor's start replacing it */
+			struct want_band want[CP__MAX_BANDS];
+			unsigned n = 0;
+			for (unsigned i = 0; i < cp__bands_count(&d.policy.any); i++) {
+				struct want_band w = { d.policy.any.band[i].from_pages / 2,
+						       counterpart(d.policy.any.band[i].kernel->name, simd) };
+				if (n && w.from_pages <= want[n - 1].from_pages)
+					n--;
+				if (!n || strcmp(w.kernel, want[n - 1].kernel))
+					want[n++] = w;
+			}
+			char who[64];
+			snprintf(who, sizeof(who), "%s%s", cpus[c].who, simd ? "" : ", simd masked");
+			expect_copy_bands(who, &d.policy.copy, want, n);
+			if (simd)   /* the clear bands are the row's */
+				for (unsigned i = 0; i < row->nbands; i++)
+					cr_expect_str_eq(cp__bands_pick(&d.policy.any, row->bands[i].from_pages)->name,
+							 row->bands[i].kernel, "%s band %u", who, i);
+		}
+	cr_expect_geq(rows, 6, "%u rows without copy bands", rows);
 }
 
 /* A row's copy bands are applied as they stand (read from the row: what
