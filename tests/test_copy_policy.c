@@ -19,6 +19,7 @@ static const char *copy_text(const struct cp__copy_bands *b, char *buf, size_t l
 	return buf;
 }
 
+#if defined(__x86_64__)
 static void expect_copy_bands(const char *who, const struct cp__copy_bands *b,
 			      const struct want_band *want, unsigned n)
 {
@@ -32,6 +33,7 @@ static void expect_copy_bands(const char *who, const struct cp__copy_bands *b,
 			  "%s copy band %u: got%s", who, i, text);
 	}
 }
+#endif
 
 /* The class (CP_NONTEMPORAL or 0) of a copy kernel of the table by name;
  * -1 for a name it does not know. */
