@@ -85,9 +85,14 @@ DIR_FRAGMENTS := bench/Dir.mk consumers/mimalloc/Dir.mk consumers/cuda-pinned/Di
 include $(DIR_FRAGMENTS)
 
 # Each step runs with CP_TEST_RUN=<id> in its environment; after it, no
-# process carrying that id may remain (tests/check-leftovers.sh).
+# process carrying that id may remain (tests/check-leftovers.sh). Every
+# Criterion run lists its skipped tests with their reasons
+# (tests/skip-summary.sh) and counts them into CP_TEST_SKIPS: the last line
+# but one totals them.
 test:
-	@status=0; for step in $(TEST_STEPS); do \
+	@skips=$(abspath $(BUILD))/test-skips; mkdir -p $(BUILD); rm -f $$skips; \
+	export CP_TEST_SKIPS=$$skips; \
+	status=0; for step in $(TEST_STEPS); do \
 	    echo "=== make $$step"; t0=$$(date +%s); \
 	    export CP_TEST_RUN="$$step-$$$$-$$t0"; \
 	    timeout -k 10 $(STEP_TIMEOUT) $(MAKE) --no-print-directory ARCH=$(ARCH) $$step || \
@@ -96,6 +101,8 @@ test:
 	        { status=1; echo "=== $$step FAILED: it left processes behind"; }; \
 	    echo "=== $$step: $$(( $$(date +%s) - t0 )) s"; \
 	done; \
+	if [ -s $$skips ]; then echo "make test: skipped tests (each run lists them with their reasons): $$(awk '{ n = $$NF; $$NF = ""; printf "%s%s%d", s, $$0, n; s = ", " }' $$skips)"; \
+	else echo "make test: no Criterion run reported its skips"; fi; \
 	if [ $$status -ne 0 ]; then echo "make test: FAILED"; else echo "make test: all steps passed"; fi; \
 	exit $$status
 

@@ -2,11 +2,14 @@
 /*
  * The option values of clearbench's command line (clearbench.c runs the
  * parser): counts, sizes, comma-separated lists, kernels, kinds of target,
- * populate's states and mappings. Each bad value gives one line on stderr and
- * 2, the exit status for bad input.
+ * populate's states and mappings; the output files writable. Each bad value gives
+ * one line on stderr and 2, the exit status for bad input.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <libgen.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +17,7 @@
 #include "header.h"
 #include "populate.h"
 #include "stats.h"
+#include "table.h"
 #include "targets.h"
 
 int bench_arg_bad(const char *opt, const char *val, const char *why)
@@ -170,5 +174,60 @@ int bench_arg_pool(const char *s, struct bench_opts *o)
 {
 	if (bench_parse_size(s, &o->pool) || o->pool < ((size_t)2 << 20) || o->pool > POOL_MAX)
 		return bench_arg_bad("--pool", s, "want a size from 2M to 64G");
+	return 0;
+}
+
+/* Before the run: an existing regular file we may write, or a new name in a
+ * folder we may write; 0, or 2 after one line. */
+static int check_writable(const char *opt, const char *path)
+{
+	struct stat st;
+	char dir[4096];
+	if (!path[0]) {
+		fprintf(stderr, "clearbench: %s '': want a file name\n", opt);
+		return 2;
+	}
+	if (stat(path, &st) == 0) {
+		if (!S_ISREG(st.st_mode) || access(path, W_OK)) {
+			fprintf(stderr, "clearbench: %s '%s': %s\n", opt, path,
+				S_ISREG(st.st_mode) ? "not writable" : "not a regular file");
+			return 2;
+		}
+		return 0;
+	}
+	snprintf(dir, sizeof(dir), "%s", path);
+	const char *d = dirname(dir);
+	if (stat(d, &st) || !S_ISDIR(st.st_mode) || access(d, W_OK | X_OK)) {
+		fprintf(stderr, "clearbench: %s '%s': folder %s %s\n", opt, path, d,
+			stat(d, &st) ? "does not exist" : "is not a writable folder");
+		return 2;
+	}
+	return 0;
+}
+
+int bench_check_outputs(const struct bench_opts *opts)
+{
+	char buf[4096];
+	if (opts->csv_path && check_writable("--csv", bench_csv_path(opts->csv_path, NULL, 0,
+								      buf, sizeof(buf))))
+		return 2;
+	if (opts->json_path && check_writable("--json", opts->json_path))
+		return 2;
+	if (opts->plot_path && check_writable("--plot", opts->plot_path))
+		return 2;
+	if (opts->samples_path && check_writable("--samples", opts->samples_path))
+		return 2;
+	struct stat st;
+	/* report's folder: one we may write in, or a new one in such a folder
+	 * (tune's --out is a file: tune checks it itself) */
+	if (opts->out_path && opts->out_is_folder &&
+	    (stat(opts->out_path, &st) || !S_ISDIR(st.st_mode)) &&
+	    check_writable("--out", opts->out_path))
+		return 2;
+	if (opts->out_path && opts->out_is_folder && stat(opts->out_path, &st) == 0 &&
+	    (!S_ISDIR(st.st_mode) || access(opts->out_path, W_OK | X_OK))) {
+		fprintf(stderr, "clearbench: --out '%s': not a writable folder\n", opts->out_path);
+		return 2;
+	}
 	return 0;
 }

@@ -24,5 +24,7 @@ int bench_arg_pool(const char *s, struct bench_opts *o);
 /* What only populate takes: a list of thread counts, sizes past 2 GiB. */
 int bench_arg_check_scenario(const char *scenario, const char *threads_arg,
 			     const struct bench_opts *o);
+/* Before the run: can every output of opts be written? */
+int bench_check_outputs(const struct bench_opts *opts);
 
 #endif

@@ -85,8 +85,9 @@ static size_t find_allocs(const struct bench_opts *opts, struct alloc *a)
 		snprintf(path, sizeof(path), "%s/%s/libmimalloc.so", dir, subdirs[i]);
 		if (!realpath(path, a[n].lib)) {
 			if (i < 2) {
-				fprintf(stderr, "clearbench: calloc: no %s (build it with `make "
-					"consumer-mimalloc`, or set " LIBS_ENV "=DIR)\n", path);
+				fprintf(stderr, "clearbench: calloc: no %s (%s" LIBS_ENV "=DIR: "
+					"clearbench(1))\n", path, bench_hint("build it with `make "
+					"consumer-mimalloc`, or set ", "set "));
 				return 0;
 			}
 			continue;

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "calloc.h"
+#include "contenders.h"
 #include "opts.h"
 #include "stats.h"
 #include "table.h"
@@ -41,7 +42,7 @@ static size_t add_jemalloc(struct alloc *b, size_t n)
 #endif
 	if (access(lib, R_OK)) {
 		fprintf(stderr, "clearbench: calloc: no jemalloc column: %s is not there (Debian's "
-			"libjemalloc2, `make deps-test`)\n", lib);
+			"libjemalloc2%s)\n", lib, bench_hint(", `make deps-test`", ""));
 		return n;
 	}
 	memset(&b[n], 0, sizeof(b[n]));

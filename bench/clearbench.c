@@ -19,6 +19,7 @@
 #include "opts.h"
 #include "populate.h"
 #include "scenarios.h"
+#include "stats.h"
 #include "table.h"
 #include "targets.h"
 #include "tune.h"
@@ -59,12 +60,43 @@ static const struct { const char *name; unsigned uses; } scenario_uses[] = {
 	{ "compare",  BO_PLOT },
 };
 
-static const char *const option_names[] = {
-	"--quick", "--csv", "--json", "--plot", "--kernel", "--threads", "--sizes", "--rounds",
-	"--region", "--batch", "--random-fault", "--hugetlb", "--out", "--tune", "--force",
-	"--install", "--target", "--pool", "--loop", "--samples", "--mapping"
+/* Bit i of BO_* is options[i]; --version and --help come after them. */
+static const struct { const char *name, *arg, *help; } options[] = {
+	{ "--quick", "", "short run (every scenario well under a minute)" },
+	{ "--csv", "FILE", "write the results as CSV: FILE.csv, then one FILE-NAME.csv per further "
+	  "table (one table per file); every row, where the terminal shows the summary" },
+	{ "--json", "FILE", "write the results, the notes and the host as JSON" },
+	{ "--plot", "FILE.png", "the scenario's plot (gnuplot, pngcairo)" },
+	{ "--kernel", "a,b", "measure these kernels only (default: every usable one)" },
+	{ "--threads", "N", "workers for fault, most threads for parallel (default: the CPUs); "
+	  "populate: a list, 1,2,4" },
+	{ "--sizes", "4k,2M,1G", "extents (multiples of 4 KiB, at most 2G; populate: 64G)" },
+	{ "--rounds", "N", "timed rounds per contender (default: scaled by extent)" },
+	{ "--region", "SIZE", "the region batch, walk, latency and fault clear" },
+	{ "--batch", "N", "pages per call for fault's batched order (default 64)" },
+	{ "--random-fault", "", "fault: a random fault index instead of 0" },
+	{ "--hugetlb", "", "fault: MAP_HUGETLB instead of THP (needs vm.nr_hugepages)" },
+	{ "--out", "DIR|FILE", "report: the folder for index.html, plots, CSV and JSON; tune: save "
+	  "the profile there (default: print it only)" },
+	{ "--tune", "", "report: run tune too" },
+	{ "--force", "", "tune: save it even when verify does not pass" },
+	{ "--install", "", "tune: install it as the system profile (root, verify passed)" },
+	{ "--target", "hot,cold,use", "the kinds of memory cleared or copied onto (default all "
+	  "three): hot = one buffer again and again (cached), cold = each clear on another slot "
+	  "of a pool not in the cache, use = cold, then one write per 64-byte line inside the "
+	  "timing (copy: one read per line of the destination); tune: the kinds it measures "
+	  "besides hot (use: the uncached bands; cold: the residency threshold); populate: "
+	  "fresh,half,full" },
+	{ "--pool", "SIZE", "the pool of cold and use (default 4G, less where memory is short)" },
+	{ "--loop", "", "calloc: only the calloc + free loop of mimalloc #1104, blocks reused from "
+	  "an arena (at --sizes, default 256M,1G; --quick: 256M)" },
+	{ "--samples", "FILE", "sweep: every timed sample as CSV (target, extent, round, its place "
+	  "in the round's order, the contender before it, seconds, GB/s)" },
+	{ "--mapping", "4k,thp", "populate: 4 KiB pages, transparent huge pages (default both)" },
+	{ "--version", "", "the clearpages version clearbench is built with" },
+	{ "--help", "", "this text; after a scenario, that scenario's own" },
 };
-#define NOPTIONS (sizeof(option_names) / sizeof(option_names[0]))
+#define NOPTIONS (sizeof(options) / sizeof(options[0]) - 2)
 
 static unsigned uses_of(const char *scenario)
 {
@@ -75,66 +107,71 @@ static unsigned uses_of(const char *scenario)
 			   BO_SAMPLES | BO_MAPPING);
 }
 
+/* The options of `uses` (and --version, --help), one paragraph each. */
 static void list_options(FILE *f, unsigned uses)
 {
-	for (size_t i = 0; i < NOPTIONS; i++)
-		if (uses & (1u << i))
-			fprintf(f, " %s", option_names[i]);
+	for (size_t i = 0; i < NOPTIONS + 2; i++) {
+		char name[40], lead[48];
+		if (i < NOPTIONS && !(uses & (1u << i)))
+			continue;
+		snprintf(name, sizeof(name), "%s %s", options[i].name, options[i].arg);
+		snprintf(lead, sizeof(lead), "  %-18s ", name);
+		if (strlen(lead) > 21) {   /* a long name on a line of its own */
+			fprintf(f, "  %s\n", name);
+			snprintf(lead, sizeof(lead), "%21s", "");
+		}
+		bench_print_wrapped(f, lead, 21, options[i].help);
+	}
 }
 
+static const char about[] =
+	"Figures are medians over rounds that visit the contenders in a new random order each "
+	"time, each warmed up first; GB/s is 10^9 bytes per second. The terminal gets the "
+	"summary; --csv and --json every row.";
+
+/* `clearbench --help`: the scenarios and every option. */
 static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: clearbench [SCENARIO] [options]\n"
 "       clearbench report --out DIR [--quick] [--tune]\n"
 "       clearbench compare A.json B.json [--plot FILE.png]\n"
+"       clearbench SCENARIO --help    that scenario's own help\n"
 "Measures the clearpages kernels, the dispatcher and the clearing orders here.\n\n"
 "scenarios (default %s):\n", scenarios[0].name);
 	for (size_t i = 0; i < NSCENARIOS; i++) {
-		fprintf(f, "  %-9s %s\n            options:", scenarios[i].name, scenarios[i].help);
-		list_options(f, uses_of(scenarios[i].name));
+		char lead[16];
+		unsigned uses = uses_of(scenarios[i].name);
+		snprintf(lead, sizeof(lead), "  %-9s ", scenarios[i].name);
+		bench_print_wrapped(f, lead, 12, scenarios[i].help);
+		fprintf(f, "            options:");   /* on one line: the smoke test reads it */
+		for (size_t o = 0; o < NOPTIONS; o++)
+			if (uses & (1u << o))
+				fprintf(f, " %s", options[o].name);
 		fputc('\n', f);
 	}
-	fprintf(f,
-"\noptions (each scenario takes those listed under it; any other is an error):\n"
-"  --quick            short run (every scenario well under a minute)\n"
-"  --csv FILE         write the results as CSV: FILE.csv, then one FILE-NAME.csv\n"
-"                     per further table (one table per file)\n"
-"  --json FILE        write the results and the host as JSON\n"
-"  --plot FILE.png    the scenario's plot (gnuplot, pngcairo)\n"
-"  --kernel a,b       measure these kernels only (default: every usable one)\n"
-"  --threads N        workers for fault, most threads for parallel (default: the CPUs);\n"
-"                     populate: a list, 1,2,4 (see clearbench populate --help)\n"
-"  --sizes 4k,2M,1G   extents for sweep, copy, parallel, tune (multiples of 4 KiB, at most 2G;\n"
-"                     populate: 64G)\n"
-"  --rounds N         timed rounds per contender (default: scaled by extent)\n"
-"  --region SIZE      region for batch, walk, latency and fault\n"
-"  --batch N          pages per call for fault's batched order (default 64)\n"
-"  --random-fault     fault: a random fault index instead of 0\n"
-"  --hugetlb          fault: MAP_HUGETLB instead of THP (needs vm.nr_hugepages)\n"
-"  --out DIR|FILE     report: the folder for index.html, plots, CSV and JSON;\n"
-"                     tune: save the profile there (default: print it only)\n"
-"  --force            tune: save it even when verify does not pass\n"
-"  --install          tune: install it as the system profile (root, verify passed)\n"
-"  --tune             report: run tune too\n"
-"  --target hot,cold,use  sweep, copy: the kinds of memory cleared or copied onto\n"
-"                     (default all three):\n"
-"                     hot = one buffer again and again (cached), cold = each clear\n"
-"                     on another slot of a pool not in the cache, use = cold, then\n"
-"                     one write per 64-byte line inside the timing (copy: one\n"
-"                     read per line of the destination); tune: the\n"
-"                     kinds it measures besides hot (use: the uncached bands;\n"
-"                     cold: the residency threshold); populate: fresh,half,full\n"
-"  --mapping 4k,thp   populate: 4 KiB pages, transparent huge pages (default both)\n"
-"  --pool SIZE        the pool of cold and use (default 4G, less where memory is short)\n"
-"  --loop             calloc: only the calloc + free loop of mimalloc #1104, blocks reused\n"
-"                     from an arena (at --sizes, default 256M,1G; --quick: 256M)\n"
-"  --samples FILE     sweep: every timed sample as CSV (target, extent, round, its place\n"
-"                     in the round's order, the contender before it, seconds, GB/s)\n"
-"  --version          the clearpages version clearbench is built with\n"
-"  --help             this text (after a scenario that has its own: that one)\n"
-"Figures are medians over rounds that visit the contenders in a new random\n"
-"order each time, each warmed up first; GB/s is 10^9 bytes per second.\n");
+	fprintf(f, "\noptions (each scenario takes those listed under it; any other is an error):\n");
+	list_options(f, ~0u);
+	fputc('\n', f);
+	bench_print_wrapped(f, "", 0, about);
+}
+
+/* `clearbench SCENARIO --help`: what it measures and the options it takes. */
+static void scenario_usage(FILE *f, const struct scenario *sc)
+{
+	if (!strcmp(sc->name, "populate")) {
+		bench_populate_usage(f);
+		return;
+	}
+	fprintf(f, "usage: clearbench %s%s\n", sc->name, !strcmp(sc->name, "compare") ?
+		" A.json B.json [--plot FILE.png]" : !strcmp(sc->name, "report") ?
+		" --out DIR [options]" : " [options]");
+	bench_print_wrapped(f, "", 0, sc->help);
+	fprintf(f, "\noptions:\n");
+	list_options(f, uses_of(sc->name));
+	fputc('\n', f);
+	bench_print_wrapped(f, "", 0, about);
+	fprintf(f, "More: clearbench(1), and clearbench --help for every scenario.\n");
 }
 
 static int parse_args(int argc, char **argv, struct bench_opts *o, const struct scenario **sc)
@@ -210,7 +247,7 @@ static int parse_args(int argc, char **argv, struct bench_opts *o, const struct 
 			if (!(rc = bench_arg_count("--batch", optarg, 1 << 18, &v)))
 				o->batch_pages = v;
 			break;
-		case O_HELP: help = 1; break;   /* the scenario's own, when it has one */
+		case O_HELP: help = 1; break;   /* the scenario's own after its name */
 		case O_VERSION: printf("clearbench (clearpages) %s\n", cp_version()); exit(0);
 		default: return 2;   /* getopt printed the one line */
 		}
@@ -218,7 +255,8 @@ static int parse_args(int argc, char **argv, struct bench_opts *o, const struct 
 	if (rc)
 		return rc;
 	*sc = &scenarios[0];
-	if (optind < argc) {
+	int named = optind < argc;
+	if (named) {
 		size_t i = 0;
 		while (i < NSCENARIOS && strcmp(scenarios[i].name, argv[optind]))
 			i++;
@@ -228,8 +266,8 @@ static int parse_args(int argc, char **argv, struct bench_opts *o, const struct 
 		optind++;
 	}
 	if (help) {
-		if (!strcmp((*sc)->name, "populate"))
-			bench_populate_usage(stdout);
+		if (named)
+			scenario_usage(stdout, *sc);
 		else
 			usage(stdout);
 		exit(0);
@@ -248,7 +286,7 @@ static int parse_args(int argc, char **argv, struct bench_opts *o, const struct 
 	unsigned extra = o->given & ~uses_of((*sc)->name);
 	for (size_t i = 0; i < NOPTIONS; i++)
 		if (extra & (1u << i))
-			return bench_arg_bad(option_names[i], (*sc)->name, "not an option of this "
+			return bench_arg_bad(options[i].name, (*sc)->name, "not an option of this "
 					     "scenario (see --help for the ones it takes)");
 	if ((rc = bench_arg_check_scenario((*sc)->name, threads_arg, o)))
 		return rc;

@@ -228,23 +228,42 @@ static double timed_other_libc(const struct bench_contender *c, size_t bytes,
 	return per_pass;
 }
 
+const char *bench_source_tree(void)
+{
+	static char root[PATH_MAX];
+	static int looked;
+	char probe[PATH_MAX + 32];
+	if (!looked) {   /* ROOT/build/<arch>/clearbench, ROOT/bench/ its sources */
+		looked = 1;
+		ssize_t n = readlink("/proc/self/exe", root, sizeof(root) - 1);
+		root[n > 0 ? n : 0] = '\0';
+		for (int up = 0; up < 3; up++) {
+			char *slash = strrchr(root, '/');
+			*(slash ? slash : root) = '\0';
+		}
+		snprintf(probe, sizeof(probe), "%s/bench/trixie-libc.sh", root);
+		if (!root[0] || access(probe, R_OK))
+			root[0] = '\0';
+	}
+	return root[0] ? root : NULL;
+}
+
+const char *bench_hint(const char *in_tree, const char *installed)
+{
+	return bench_source_tree() ? in_tree : installed;
+}
+
 /* The folder holding the other libc: CLEARBENCH_LIBC2, else .deps/trixie-libc
- * of the source tree this binary was built in (build/<arch>/clearbench). */
-static void libc2_dir(const struct bench_opts *opts, char *dir, size_t len)
+ * of the source tree this binary was built in (none for an installed one). */
+static void libc2_dir(char *dir, size_t len)
 {
 	const char *env = getenv("CLEARBENCH_LIBC2");
-	char exe[PATH_MAX];
-	(void)opts;
-	if (env && *env) {
+	if (env && *env)
 		snprintf(dir, len, "%s", env);
-		return;
-	}
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	exe[n > 0 ? n : 0] = '\0';
-	char *slash = strrchr(exe, '/');
-	if (slash)
-		*slash = '\0';
-	snprintf(dir, len, "%.3000s/../../.deps/trixie-libc", exe);
+	else if (bench_source_tree())
+		snprintf(dir, len, "%.3000s/.deps/trixie-libc", bench_source_tree());
+	else
+		snprintf(dir, len, "/nonexistent");
 }
 
 int bench_libc2_loader(const struct bench_opts *opts, char *loader, size_t loader_len,
@@ -256,7 +275,7 @@ int bench_libc2_loader(const struct bench_opts *opts, char *loader, size_t loade
 	static const char loader_name[] = "ld-linux-aarch64.so.1", triplet[] = "aarch64-linux-gnu";
 #endif
 	char dir[PATH_MAX];
-	libc2_dir(opts, dir, sizeof(dir));
+	libc2_dir(dir, sizeof(dir));
 	snprintf(lib, lib_len, "%.3000s/usr/lib/%s", dir, triplet);
 	snprintf(loader, loader_len, "%.3100s/%s", lib, loader_name);
 	return !opts->emulated && !access(loader, X_OK);

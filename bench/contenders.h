@@ -45,6 +45,11 @@ int bench_libc2_loader(const struct bench_opts *opts, char *loader, size_t loade
 int bench_memset_other_libc(const struct bench_opts *opts, struct bench_contender *c);
 void bench_memset_other_libc_stop(void);
 const char *bench_libc_version(void);           /* this process's glibc: "2.36" */
+/* The source tree this binary was built in (ROOT of ROOT/build/<arch>/clearbench), or NULL
+ * when it runs from an install; the hint that works where it runs: `make ...` in a tree,
+ * the variable or package (and clearbench(1)) once installed. */
+const char *bench_source_tree(void);
+const char *bench_hint(const char *in_tree, const char *installed);
 int bench_libc_helper_main(void);
 /* Every copy kernel of cp_copy_kernels() (at most max - 2), then auto
  * (cp_copy_pages) and memcpy; the count. */

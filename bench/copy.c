@@ -5,9 +5,9 @@
  * target: hot, one source copied onto one destination again and again; cold,
  * each copy from one slot of a pool not in the cache onto another; use, cold
  * and then the destination read once per 64-byte line, timed. GB/s (bytes
- * copied per second) as medians over shuffled rounds, each contender against
- * the fastest kernel and memcpy of its row; the summary gives auto/best and
- * auto/memcpy at their lowest from 64 KiB. Then the huge-page copy of the
+ * copied per second) as medians over shuffled rounds, a table per kind; auto
+ * against the fastest copy kernel (named) and memcpy of each row; the summary
+ * gives both at their lowest from 64 KiB. Then the huge-page copy of the
  * Linux hugepage zeroing & copying thread (copy_huge.c).
  */
 #include <math.h>
@@ -45,6 +45,7 @@ struct copy_run {
 	size_t n, i_auto, i_memcpy;    /* auto and memcpy: the last two */
 	struct bench_table *data;      /* every row, a target column (CSV, JSON, plots) */
 	struct bench_table *wide[BK_NKINDS];
+	struct bench_table *ratios;    /* a row per kind and extent: auto against the fastest */
 	struct low low[BK_NKINDS];
 	unsigned kinds;                /* measured: 1 << BK_* */
 };
@@ -52,25 +53,29 @@ struct copy_run {
 static struct bench_table *wide_table(const struct copy_run *r, enum bench_kind kind)
 {
 	const char *cols[BENCH_MAX_COLS] = { "extent" };
-	char title[200];
-	size_t n = 1;
+	char title[160];
 	for (size_t i = 0; i < r->n; i++)
-		cols[n++] = r->c[i].name;
-	static const char *const tail[] = { "best", "auto/best", "auto/memcpy", "auto picks" };
-	for (size_t i = 0; i < 4; i++)
-		cols[n++] = tail[i];
+		cols[i + 1] = r->c[i].name;
 	snprintf(title, sizeof(title), "copy, %s (%s): GB/s copied, median over rounds "
-		 "(* = best of the row)", bench_kind_names[kind], kind_about[kind]);
-	return bench_table_new(title, BT_TEXT, n, cols);
+		 "(* = the fastest of the row)", bench_kind_names[kind], kind_about[kind]);
+	return bench_table_new(title, BT_TEXT, r->n + 1, cols);
 }
 
 static struct bench_table *data_table(void)
 {
 	static const char *const cols[] = {
 		"target", "extent", "bytes", "contender", "median_gbs", "min_gbs", "max_gbs", "best",
-		"rounds", "over_best", "over_memcpy", "auto_kernel"
+		"rounds", "over_best", "over_memcpy", "auto_kernel", "fastest_kernel"
 	};
 	return bench_table_new("copy", BT_DATA, sizeof(cols) / sizeof(cols[0]), cols);
+}
+
+static struct bench_table *ratios_table(void)
+{
+	static const char *const cols[] = { "target", "extent", "fastest kernel", "auto/fastest",
+					    "auto/memcpy", "auto picks" };
+	return bench_table_new("copy, auto against the fastest copy kernel of the row and "
+			       "against memcpy", BT_TEXT, 6, cols);
 }
 
 /* One extent of one kind: the rounds, then its row of the kind's table and a
@@ -110,8 +115,9 @@ static void measure(struct copy_run *r, const struct bench_opts *opts, enum benc
 		bench_cell_num(r->data, med[i] / med[best_kernel], "%.3f");
 		bench_cell_num(r->data, med[i] / med[r->i_memcpy], "%.3f");
 		bench_cell_str(r->data, pick);
+		bench_cell_str(r->data, r->c[best_kernel].name);
 	}
-	struct bench_table *w = r->wide[kind];
+	struct bench_table *w = r->wide[kind], *q = r->ratios;
 	double vs_best = med[r->i_auto] / med[best_kernel];
 	double vs_memcpy = med[r->i_auto] / med[r->i_memcpy];
 	bench_table_row(w);
@@ -120,10 +126,13 @@ static void measure(struct copy_run *r, const struct bench_opts *opts, enum benc
 		snprintf(cell, sizeof(cell), "%.2f%s", med[i], i == best ? "*" : " ");
 		bench_cell_str(w, cell);
 	}
-	bench_cell_str(w, r->c[best].name);
-	bench_cell_num(w, vs_best, "%.2f");
-	bench_cell_num(w, vs_memcpy, "%.2f");
-	bench_cell_str(w, pick);
+	bench_table_row(q);
+	bench_cell_str(q, bench_kind_names[kind]);
+	bench_cell_str(q, ext);
+	bench_cell_str(q, r->c[best_kernel].name);
+	bench_cell_num(q, vs_best, "%.2f");
+	bench_cell_num(q, vs_memcpy, "%.2f");
+	bench_cell_str(q, pick);
 	struct low *l = &r->low[kind];
 	if (bytes >= SUMMARY_FROM && !(vs_best >= l->vs_best)) {
 		l->vs_best = vs_best;
@@ -141,6 +150,9 @@ static int run_kind(struct copy_run *r, const struct bench_opts *opts, enum benc
 	size_t sizes[BENCH_MAX_SIZES], nsizes = bench_kind_sizes(opts, kind, sizes);
 	size_t top = bench_largest(sizes, nsizes);
 	void *dst = NULL, *src = NULL;
+	char sz[16];
+	if (kind == BK_HOT)
+		bench_progress("copy hot: mapping two of %s", bench_size_str(top, sz, sizeof(sz)));
 	if (kind == BK_HOT && (!(dst = bench_map(top)) || !(src = bench_map(top)))) {
 		bench_unmap(dst, top);
 		return 1;
@@ -165,9 +177,8 @@ static int run_kind(struct copy_run *r, const struct bench_opts *opts, enum benc
 static struct bench_table *summary_table(const struct copy_run *r)
 {
 	static const char *const cols[] = {
-		"target", "auto/best min", "at (best)", "auto/memcpy min", "at (memcpy)",
-		"auto >= 0.95 x best",
-		"auto >= memcpy"
+		"target", "auto/fastest min", "at (fastest)", "auto/memcpy min", "at (memcpy)",
+		"auto >= 0.95 x fastest", "auto >= memcpy"
 	};
 	struct bench_table *t = bench_table_new("copy summary: auto against the fastest copy "
 		"kernel and against memcpy, lowest over the extents from 64 KiB",
@@ -254,9 +265,10 @@ static void notes(const struct bench_pool *pool, long thp_kib, const char *why)
 		   kind_about[BK_USE]);
 	bench_note("auto = cp_copy_pages(), memcpy = glibc %s memcpy; the others are the copy "
 		   "kernels of cp_copy_kernels(), each called once over the extent. GB/s = bytes "
-		   "copied per second (10^9); best = the fastest copy kernel of the row; auto "
-		   "picks = cp_copy_kernel_for() at the extent. Medians over rounds, each "
-		   "contender warmed up, order shuffled per round.", bench_libc_version());
+		   "copied per second (10^9); fastest = the fastest copy kernel of the row (the "
+		   "CSV's over_best is over its fastest_kernel); auto picks = cp_copy_kernel_for() "
+		   "at the extent. Medians over rounds, each contender warmed up, order shuffled "
+		   "per round. Min and max over rounds: the CSV and JSON.", bench_libc_version());
 	if (pool->bytes)
 		bench_note("cold and use: a %zu MiB pool (LLC %s by CPUID; %ld MiB huge), THP "
 			   "advised, warmed by three passes; each copy reads the next slot of a "
@@ -282,6 +294,7 @@ int bench_copy(const struct bench_opts *opts)
 	r.i_auto = r.n - 2;
 	r.i_memcpy = r.n - 1;
 	r.data = data_table();
+	r.ratios = ratios_table();
 	for (unsigned k = 0; k < BK_NKINDS && !rc; k++) {
 		if (!(targets & 1u << k))
 			continue;
@@ -295,14 +308,16 @@ int bench_copy(const struct bench_opts *opts)
 		if (!rc)
 			rc = run_kind(&r, opts, k, k == BK_HOT ? NULL : &pool);
 	}
-	struct bench_table *tables[BK_NKINDS + 2 + COPY_HUGE_TABLES];
+	struct bench_table *tables[BK_NKINDS + 3 + COPY_HUGE_TABLES];
 	size_t nt = 0;
 	for (unsigned k = 0; k < BK_NKINDS && !rc; k++)
 		if (r.kinds & 1u << k) {
 			bench_table_print(r.wide[k]);
 			tables[nt++] = r.wide[k];
 		}
+	tables[nt++] = r.ratios;
 	if (!rc) {
+		bench_table_print(r.ratios);
 		tables[nt++] = r.data;   /* NAME.csv; the summary NAME-summary.csv */
 		tables[nt++] = summary_table(&r);
 		bench_table_print(tables[nt - 1]);

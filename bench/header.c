@@ -251,6 +251,23 @@ static void header_fill(struct header *hd, const struct bench_opts *opts)
 	thp_mode(hd->thp, sizeof(hd->thp));
 }
 
+/* cp_zero's MAY_DISCARD on resident memory, as cp_policy_info reports it. */
+static const char *discard_line(char *buf, size_t len)
+{
+	struct cp_policy_info info;
+	info.size = sizeof(info);
+	char c[32];
+	if (cp_policy_info(&info))
+		snprintf(buf, len, "unknown");
+	else if (info.discard_from == CP_POLICY_NEVER)
+		snprintf(buf, len, "never on resident memory (untouched parts: from one unit); "
+			 "cp_zero(3)");
+	else
+		snprintf(buf, len, "MAY_DISCARD hands resident parts back from %s",
+			 bench_size_str(info.discard_from, c, sizeof(c)));
+	return buf;
+}
+
 const char bench_emulated_warning[] =
 	"running under an emulator (qemu-user): these figures measure the emulator "
 	"and mean nothing about the CPU";
@@ -260,17 +277,20 @@ void bench_header(const struct bench_opts *opts, const char *scenario)
 	struct header hd;
 	header_fill(&hd, opts);
 	if (opts->emulated)   /* the first line, where nobody misses it */
-		printf("WARNING:  %s\n", bench_emulated_warning);
+		bench_print_wrapped(stdout, "WARNING:  ", 10, bench_emulated_warning);
 	printf("clearbench %s: clearpages %s, %s, %s\n", scenario, cp_version(), hd.arch, hd.os);
 	printf("cpu:      %s (%s), %u CPUs usable; host id %s\n", hd.h.model, hd.h.vendor,
 	       cpus_here(), hd.h.host_id);
 	printf("features: %s\n", hd.features);
 	printf("caches:   %s\n", hd.caches);
-	printf("kernels:  %s\n", hd.kernel_list);
-	printf("auto:     %s\n", hd.autoline);
-	printf("uncached: %s\n", hd.uncachedline);
-	printf("copy:     %s\n", hd.copyline);
+	/* the lines that grow with the host's bands, wrapped under their value */
+	bench_print_wrapped(stdout, "kernels:  ", 10, hd.kernel_list);
+	bench_print_wrapped(stdout, "auto:     ", 10, hd.autoline);
+	bench_print_wrapped(stdout, "uncached: ", 10, hd.uncachedline);
+	bench_print_wrapped(stdout, "copy:     ", 10, hd.copyline);
 	printf("policy:   %s\n", cp_policy_source());
+	char discard[128];
+	printf("discard:  %s\n", discard_line(discard, sizeof(discard)));
 	printf("memory:   THP %s; GB/s = 10^9 bytes/s; memset from glibc %s\n", hd.thp,
 	       bench_libc_version());
 }
@@ -317,6 +337,12 @@ void bench_header_json(FILE *f, const struct bench_opts *opts)
 	fprintf(f, "], \"nt_from_bytes\": %zu", nt_from);
 	fprintf(f, ", \"policy_source\": ");
 	bench_json_str(f, cp_policy_source());
+	struct cp_policy_info info;
+	info.size = sizeof(info);
+	if (cp_policy_info(&info) == 0 && info.discard_from != CP_POLICY_NEVER)
+		fprintf(f, ", \"discard_from_bytes\": %zu", info.discard_from);
+	else
+		fprintf(f, ", \"discard_from_bytes\": null");
 	const struct cp_kernel *const *list;
 	size_t n = cp_kernels(&list);
 	fprintf(f, ", \"kernels\": [");

@@ -3,7 +3,10 @@
 # make test-bench-smoke: proof that clearbench runs -- --help and --version, every
 # measuring scenario with --quick on tiny sizes and only the options it takes (CSV
 # and JSON written and non-empty, one table per CSV file), compare on two of those
-# results, and bad input answered by one line on stderr and exit status 2.
+# results, and bad input answered by one line on stderr and exit status 2; and that a
+# user can read it: a progress line on stderr within 2 s of the start (each scenario, and
+# a default sweep, stopped then), every line printed at most 160 columns, each
+# scenario's --help its own, and an installed copy pointing at nothing in the source tree.
 # Environment: BENCH (command running clearbench, maybe through qemu), OUT (folder).
 set -u
 start=$(date +%s)
@@ -15,6 +18,32 @@ export TMPDIR
 rm -f "$OUT/tune.profile"
 fail=0
 die() { echo "test-bench-smoke: FAIL: $*"; fail=1; }
+ms() { echo $(( $(date +%s%N) / 1000000 )); }
+# watched NAME STOP ARGS...: $BENCH ARGS, stdout to NAME.txt, stderr to NAME.err; sets
+# first (ms from the start to the first progress line, "none" if there was none) and rc;
+# STOP=stop ends the run by its pid once that line came, or after 10 s.
+watched() {
+	name=$1 stop=$2; shift 2
+	w0=$(ms)
+	# shellcheck disable=SC2086
+	$BENCH "$@" > "$OUT/$name.txt" 2> "$OUT/$name.err" &
+	pid=$! first=none
+	while [ "$first" = none ]; do
+		alive=; kill -0 "$pid" 2> /dev/null && alive=1
+		grep -q '^clearbench: \[' "$OUT/$name.err" && first=$(( $(ms) - w0 ))
+		[ -z "$alive" ] || { [ "$stop" = stop ] && [ $(( $(ms) - w0 )) -gt 10000 ]; } && break
+		sleep 0.02
+	done
+	[ "$stop" = stop ] && kill "$pid" 2> /dev/null
+	{ wait "$pid"; } 2> /dev/null   # no "Terminated" from the shell
+	rc=$?
+}
+# the first progress line within 2 s: generous for a start that only maps and prints
+slow_start() {
+	[ "$first" != none ] && [ "$first" -le 2000 ] && return 1
+	[ "$first" = none ] && echo "no progress line on stderr" && return 0
+	echo "the first progress line came after $first ms (want 2000 at most)"
+}
 
 $BENCH --help > "$OUT/help.txt" || die "--help exited $?"
 $BENCH --version | grep -q '^clearbench (clearpages) [0-9]*\.[0-9]*\.[0-9]*$' ||
@@ -27,7 +56,7 @@ scenarios=$(sed -n '/^scenarios/,/^$/{/^  [a-z]/s/^  \([a-z0-9_]*\).*/\1/p}' "$O
 
 # tiny settings, each given only to the scenarios whose "options:" line names it
 tiny() {
-	uses=$(sed -n "/^  $1 /{n;p}" "$OUT/help.txt")
+	uses=$(sed -n "/^  $1 /,/options:/{/options:/p}" "$OUT/help.txt")
 	# a pool of 8M for cold and use: a few ms to fault and warm, not seconds
 	for o in "--quick" "--sizes 4k,64k" "--region 8M" "--rounds 2" "--threads 2" "--pool 8M"; do
 		case " $uses " in *" ${o%% *} "*) printf '%s ' "$o" ;; esac
@@ -39,19 +68,35 @@ for s in $scenarios; do
 	# tune's verify may refuse two rounds of two sizes: --force, it still says why
 	extra=; [ "$s" = tune ] && extra=--force
 	# shellcheck disable=SC2046
-	if $BENCH "$s" $(tiny "$s") $extra --csv "$OUT/$s.csv" --json "$OUT/$s.json" \
-	    > "$OUT/$s.txt" 2> "$OUT/$s.err"; then
+	watched "$s" run "$s" $(tiny "$s") $extra --csv "$OUT/$s.csv" --json "$OUT/$s.json"
+	why=$(slow_start) && die "$s: $why"
+	if [ "$rc" -eq 0 ]; then
 		[ -s "$OUT/$s.csv" ] && [ -s "$OUT/$s.json" ] || die "$s wrote no CSV/JSON"
 		grep -q "^cpu:" "$OUT/$s.txt" || die "$s printed no header"
 		grep -q "^policy:" "$OUT/$s.txt" || die "$s printed no policy line"
+		grep -q "^discard: *\(never on resident memory\|MAY_DISCARD hands resident parts back from [0-9]\)" "$OUT/$s.txt" ||
+			die "$s printed no discard line (cp_policy_info)"
 		for f in "$OUT/$s".csv "$OUT/$s"-*.csv; do
 			[ -f "$f" ] || continue
 			grep -q '^#' "$f" && die "$f holds more than one table"
 		done
 		echo "test-bench-smoke: $s ok ($(( $(date +%s) - t0 )) s)"
 	else
-		die "$s exited $? ($(cat "$OUT/$s.err"))"
+		die "$s exited $rc ($(cat "$OUT/$s.err"))"
 	fi
+done
+# a default sweep (hot targets up to 1 GiB first), stopped after its first progress line
+watched sweep-start stop sweep
+if why=$(slow_start); then
+	die "sweep (default settings): $why"
+else
+	echo "test-bench-smoke: progress within 2 s ok (a default sweep's first line: $first ms)"
+fi
+# each scenario's --help is its own, not the whole text
+for s in $scenarios report compare; do
+	$BENCH "$s" --help > "$OUT/$s-help.txt" 2>&1 || die "$s --help exited $?"
+	head -1 "$OUT/$s-help.txt" | grep -q "^usage: clearbench $s" &&
+		! cmp -s "$OUT/$s-help.txt" "$OUT/help.txt" || die "$s --help is not $s's own"
 done
 [ -s "$OUT/parallel-threshold.csv" ] || die "parallel wrote no parallel-threshold.csv"
 # calloc's reused-cold rows: blocks of 1M-32M only (the tiny sizes above have none)
@@ -167,9 +212,6 @@ if $BENCH populate --sizes 64M --threads 1,2 --rounds 1 --csv "$OUT/populate-64m
 else
 	die "populate --sizes 64M exited $? ($(cat "$OUT/populate-64m.err"))"
 fi
-$BENCH populate --help > "$OUT/populate-help.txt" 2>&1 || die "populate --help exited $?"
-head -1 "$OUT/populate-help.txt" | grep -q "^usage: clearbench populate" &&
-	! grep -q "^scenarios" "$OUT/populate-help.txt" || die "populate --help is not populate's own"
 
 # user-facing text names experiments by what they are
 grep -il "issue\|seed 0" "$OUT/help.txt" "$OUT"/*.txt && die "output cites issue or seed numbers"
@@ -233,6 +275,21 @@ for args in "no-such-scenario" "sweep --sizes 3k" "sweep --rounds 0" "sweep --ke
 		die "'$args' gave exit $rc and $lines stderr lines (want 2 and 1)"
 done
 [ -e "$OUT/no" ] && die "a refused run left files behind"
+
+# an installed clearbench (a copy outside the source tree) gives hints that work there
+mkdir -p "$OUT/installed"
+cp "${BENCH##* }" "$OUT/installed/clearbench"
+pre=; case $BENCH in *" "*) pre=${BENCH% *} ;; esac
+$pre "$OUT/installed/clearbench" sweep --quick --sizes 4k --rounds 2 --target hot \
+    > "$OUT/installed.txt" 2>&1 || die "the installed copy's sweep exited $?"
+grep -q "make \|\.sh\b\|\.deps" "$OUT/installed.txt" &&
+	die "the installed copy points at the source tree: $(grep "make \|\.sh\b\|\.deps" "$OUT/installed.txt")"
+
+# every line printed fits a terminal of 160 columns (wide tables go to CSV and JSON)
+wide=$(awk 'length > 160 { n++; m = length > m ? length : m; if (!(FILENAME in f)) { f[FILENAME]
+	s = s " " substr(FILENAME, length(ENVIRON["OUT"]) + 2) } }
+	END { if (n) print n " lines over 160 columns (the longest " m ") in" s }' "$OUT"/*.txt "$OUT"/*.err)
+[ -z "$wide" ] || die "$wide"
 
 echo "test-bench-smoke: $( [ $fail -eq 0 ] && echo passed || echo FAILED ) in $(( $(date +%s) - start )) s"
 exit $fail

@@ -171,6 +171,8 @@ void bench_progress_mute(int mute)
 	progress_muted = mute;
 }
 
+/* Every step from the first: main's line starts the clock, so a user sees the
+ * run begin within a second and each step (an extent, a cell) as it starts. */
 void bench_progress(const char *fmt, ...)
 {
 	static double start;
@@ -179,12 +181,37 @@ void bench_progress(const char *fmt, ...)
 	double now = bench_now();
 	if (start == 0)
 		start = now;
-	if (now - start < 3.0)
-		return;
 	va_list ap;
 	va_start(ap, fmt);
 	fprintf(stderr, "clearbench: [%4.0fs] ", now - start);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	va_end(ap);
+}
+
+void bench_print_wrapped(FILE *f, const char *lead, size_t indent, const char *text)
+{
+	size_t col = strlen(lead), start = col;
+	fputs(lead, f);
+	for (const char *p = text; *p;) {
+		size_t w = strcspn(p, " \n");
+		if (!w) {   /* spaces collapse; the text's own newlines stay */
+			if (*p++ == '\n') {
+				fprintf(f, "\n%*s", (int)indent, "");
+				col = start = indent;
+			}
+			continue;
+		}
+		if (col > start && col + 1 + w > BENCH_WRAP) {
+			fprintf(f, "\n%*s", (int)indent, "");
+			col = start = indent;
+		} else if (col > start) {
+			fputc(' ', f);
+			col++;
+		}
+		fwrite(p, 1, w, f);
+		col += w;
+		p += w;
+	}
+	fputc('\n', f);
 }

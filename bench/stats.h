@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 double bench_now(void);                             /* seconds, monotonic */
 /* This thread's CPU time, user + system (page faults included): on a shared host a preempted
@@ -22,8 +23,12 @@ void bench_shuffle(size_t *idx, size_t n, uint64_t *state);
 double bench_gbs(size_t bytes, double seconds);     /* decimal GB/s, as the Linux threads */
 /* "4K", "2M", "1G", or bytes when not a whole unit. */
 const char *bench_size_str(size_t bytes, char *buf, size_t len);
-/* Progress line on stderr, shown once a run has lasted a few seconds. */
+/* A progress line on stderr, "clearbench: [  Ns] ...", seconds since the first. */
 void bench_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void bench_progress_mute(int mute);                 /* report: its own line per scenario */
+/* Prose that fits a terminal: lead, then text wrapped at BENCH_WRAP columns at its
+ * spaces (and its own newlines), each further line indented; a newline at the end. */
+#define BENCH_WRAP 100
+void bench_print_wrapped(FILE *f, const char *lead, size_t indent, const char *text);
 
 #endif

@@ -208,10 +208,10 @@ static void add_row(struct sweep_kind *k, struct bench_table *data, size_t bytes
 		q->paired_lo[w] = row->paired_lo[w];
 		q->paired_hi[w] = row->paired_hi[w];
 	}
-	q->best = k->c[row->best].name;
+	q->fastest = k->c[row->best_kernel].name;
 	q->pick = cp_kernel_for(bytes / CP_PAGE_SIZE)->name;
 	k->nsizes++;
-	sweep_wide_row(k, ext, row->med, row->min, row->max, row->best, row->rounds);
+	sweep_wide_row(k, ext, row->med, row->best);
 	for (size_t i = 0; i < k->n; i++)
 		sweep_data_row(data, k, ext, bytes, i, row->med[i], row->min[i], row->max[i],
 			       i == row->best, row->rounds);
@@ -220,7 +220,7 @@ static void add_row(struct sweep_kind *k, struct bench_table *data, size_t bytes
 static void run_kind(const struct bench_opts *opts, struct sweep_kind *k, const size_t *sizes,
 		     size_t nsizes, void *buf, struct bench_pool *pool, struct bench_table *data)
 {
-	sweep_kind_tables(k);
+	sweep_kind_table(k);
 	for (size_t si = 0; si < nsizes; si++) {
 		char ext[16];
 		struct row row = { 0 };
@@ -271,6 +271,8 @@ int bench_sweep(const struct bench_opts *opts)
 		k->samples = samples;
 		size_t top = bench_largest(sizes, nsizes);
 		if (kind == BK_HOT) {
+			char sz[16];
+			bench_progress("sweep hot: mapping %s", bench_size_str(top, sz, sizeof(sz)));
 			void *buf = bench_map(top);
 			if (!buf) {
 				rc = 1;
@@ -295,10 +297,8 @@ int bench_sweep(const struct bench_opts *opts)
 	}
 	if (!rc)
 		rc = sweep_output(opts, &sw, data);
-	for (size_t i = 0; i < sw.nkinds; i++) {
+	for (size_t i = 0; i < sw.nkinds; i++)
 		bench_table_free(sw.kinds[i].wide);
-		bench_table_free(sw.kinds[i].spread);
-	}
 	bench_table_free(data);
 	return rc;
 }

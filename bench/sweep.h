@@ -18,7 +18,8 @@ struct sweep_ratios {
 	/* [0] auto, [1] cold_call against the same fastest kernel, paired by
 	 * round: median of the per-round ratios, with its ~95 % interval */
 	double paired[2], paired_lo[2], paired_hi[2];
-	const char *best, *pick;   /* pick: cp_kernel_for, the extent alone */
+	const char *fastest;       /* the fastest kernel: the divisor of vs_best, paired */
+	const char *pick;          /* cp_kernel_for, the extent alone */
 	/* what auto and cold_call ran on this kind at this extent (sweep_ran) */
 	char auto_ran[64], cold_ran[64];
 };
@@ -27,7 +28,7 @@ struct sweep_kind {
 	enum bench_kind kind;
 	struct bench_contender c[SWEEP_NCONT];
 	size_t n, i_auto, i_cold, i_memset, i_memset2;   /* i_memset2 == n: none */
-	struct bench_table *wide, *spread;               /* medians; min-max */
+	struct bench_table *wide;                        /* the medians */
 	size_t nsizes;
 	struct sweep_ratios q[BENCH_MAX_SIZES];
 	FILE *samples;                                   /* --samples, or NULL */
@@ -47,9 +48,9 @@ struct sweep {
 
 /* sweep_out.c */
 struct bench_table *sweep_data_table(const struct sweep *sw);
-void sweep_kind_tables(struct sweep_kind *k);
-void sweep_wide_row(struct sweep_kind *k, const char *ext, const double *med, const double *min,
-		    const double *max, size_t best, size_t rounds);
+void sweep_kind_table(struct sweep_kind *k);
+/* best: the fastest contender of the row, marked */
+void sweep_wide_row(struct sweep_kind *k, const char *ext, const double *med, size_t best);
 void sweep_data_row(struct bench_table *data, const struct sweep_kind *k, const char *ext,
 		    size_t bytes, size_t i, double med, double min, double max, int best,
 		    size_t rounds);

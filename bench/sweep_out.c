@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sweep's output: per kind of target a table of medians and one of min-max,
- * a summary of the three kinds side by side (auto/best, auto/memset,
- * cold_call/best per extent), one data table with a target column for CSV
- * and JSON (compare matches its rows by target, extent and contender), and
- * one plot per kind.
+ * sweep's output: per kind of target a table of medians; a summary, a row per
+ * kind and extent: the fastest kernel and auto and cold_call against it (the
+ * ratio of medians and paired by round), auto against each memset; what auto
+ * and cold_call ran; one data table with a target column for CSV and JSON
+ * (compare matches its rows by target, extent and contender; min, max and
+ * every ratio are there), and one plot per kind.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -40,7 +41,7 @@ static const char *memset2_name(const struct sweep *sw)
 struct bench_table *sweep_data_table(const struct sweep *sw)
 {
 	static char vs2[40];
-	const char *cols[24] = {
+	const char *cols[25] = {
 		"target", "extent", "bytes", "contender", "median_gbs", "min_gbs", "max_gbs", "best",
 		"rounds", "auto_kernel", "auto_ran", "cold_call_ran", "auto_over_best",
 		"auto_over_memset"
@@ -54,59 +55,30 @@ struct bench_table *sweep_data_table(const struct sweep *sw)
 	for (size_t w = 0; w < 2; w++)
 		for (size_t v = 0; v < 3; v++)
 			cols[n++] = paired_cols[w][v];
+	cols[n++] = "fastest_kernel";   /* the divisor of every _over_best */
 	return bench_table_new("sweep", BT_DATA, n, cols);
 }
 
-void sweep_kind_tables(struct sweep_kind *k)
+void sweep_kind_table(struct sweep_kind *k)
 {
 	const char *cols[BENCH_MAX_COLS] = { "extent" };
-	char vs2[32], title[160];
-	size_t n = 1;
+	char title[160];
 	for (size_t i = 0; i < k->n; i++)
-		cols[n++] = k->c[i].name;
-	cols[n++] = "best";
-	cols[n++] = "auto/best";
-	cols[n++] = "auto/memset";
-	if (k->i_memset2 < k->n) {
-		snprintf(vs2, sizeof(vs2), "auto/%.24s", k->c[k->i_memset2].name);
-		cols[n++] = vs2;
-	}
-	cols[n++] = "cold_call/best";
-	cols[n++] = "auto ran";
-	cols[n++] = "cold_call ran";
-	const char *name = bench_kind_names[k->kind];
-	snprintf(title, sizeof(title), "sweep, %s (%s): GB/s, median over rounds (* = best of "
-		 "the row)", name, kind_about[k->kind]);
-	k->wide = bench_table_new(title, BT_TEXT, n, cols);
-	snprintf(title, sizeof(title), "sweep, %s: GB/s, min-max over rounds", name);
-	cols[k->n + 1] = "rounds";
-	k->spread = bench_table_new(title, BT_TEXT, k->n + 2, cols);
+		cols[i + 1] = k->c[i].name;
+	snprintf(title, sizeof(title), "sweep, %s (%s): GB/s, median over rounds (* = the "
+		 "fastest of the row)", bench_kind_names[k->kind], kind_about[k->kind]);
+	k->wide = bench_table_new(title, BT_TEXT, k->n + 1, cols);
 }
 
-void sweep_wide_row(struct sweep_kind *k, const char *ext, const double *med, const double *min,
-		    const double *max, size_t best, size_t rounds)
+void sweep_wide_row(struct sweep_kind *k, const char *ext, const double *med, size_t best)
 {
-	const struct sweep_ratios *q = &k->q[k->nsizes - 1];
 	char cell[40];
 	bench_table_row(k->wide);
-	bench_table_row(k->spread);
 	bench_cell_str(k->wide, ext);
-	bench_cell_str(k->spread, ext);
 	for (size_t i = 0; i < k->n; i++) {
 		snprintf(cell, sizeof(cell), "%.2f%s", med[i], i == best ? "*" : " ");
 		bench_cell_str(k->wide, cell);
-		snprintf(cell, sizeof(cell), "%.1f-%.1f", min[i], max[i]);
-		bench_cell_str(k->spread, cell);
 	}
-	bench_cell_num(k->spread, (double)rounds, "%.0f");
-	bench_cell_str(k->wide, q->best);
-	bench_cell_num(k->wide, q->vs_best, "%.2f");
-	bench_cell_num(k->wide, q->vs_memset, "%.2f");
-	if (k->i_memset2 < k->n)
-		bench_cell_num(k->wide, q->vs_memset2, "%.2f");
-	bench_cell_num(k->wide, q->cold_vs_best, "%.2f");
-	bench_cell_str(k->wide, q->auto_ran);
-	bench_cell_str(k->wide, q->cold_ran);
 }
 
 void sweep_data_row(struct bench_table *data, const struct sweep_kind *k, const char *ext,
@@ -139,87 +111,66 @@ void sweep_data_row(struct bench_table *data, const struct sweep_kind *k, const 
 		bench_cell_num(data, q->paired_lo[w], "%.3f");
 		bench_cell_num(data, q->paired_hi[w], "%.3f");
 	}
+	bench_cell_str(data, q->fastest);
 }
 
-static int cmp_size(const void *a, const void *b)
+/* A row per kind and extent: the fastest kernel, auto and cold_call against it
+ * (medians; paired by round, with the interval), auto against each memset. */
+static struct bench_table *summary_table(const struct sweep *sw)
 {
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	return (x > y) - (x < y);
-}
-
-static const struct sweep_ratios *ratios_at(const struct sweep_kind *k, size_t bytes)
-{
-	for (size_t s = 0; s < k->nsizes; s++)
-		if (k->q[s].bytes == bytes)
-			return &k->q[s];
-	return NULL;
-}
-
-/* Measured by every kind (hot's every power of two between cold's powers of
- * four stays in its own table), or by any when none is common to all. */
-static int summary_row(const struct sweep *sw, size_t bytes, int any)
-{
-	size_t have = 0;
-	for (size_t i = 0; i < sw->nkinds; i++)
-		have += ratios_at(&sw->kinds[i], bytes) != NULL;
-	return any ? have > 0 : have == sw->nkinds;
-}
-
-/* The kinds side by side: auto/best, auto/memset, cold_call/best per extent;
- * or (paired) auto/best and cold_call/best as medians of per-round ratios with
- * their intervals. */
-static struct bench_table *summary_table(const struct sweep *sw, int paired)
-{
-	const char *cols[BENCH_MAX_COLS] = { "extent" };
-	static const char *const what[2][3] = {
-		{ "auto/best", "auto/memset", "cold_call/best" },
-		{ "auto/best", "cold_call/best", NULL },
-	};
-	char names[BK_NKINDS * 3][40];
-	size_t n = 1, all[BK_NKINDS * BENCH_MAX_SIZES], nall = 0;
-	for (size_t i = 0; i < sw->nkinds; i++) {
-		for (size_t w = 0; w < 3 && what[paired][w]; w++) {
-			snprintf(names[i * 3 + w], sizeof(names[0]), "%s %s",
-				 bench_kind_names[sw->kinds[i].kind], what[paired][w]);
-			cols[n++] = names[i * 3 + w];
-		}
-		for (size_t s = 0; s < sw->kinds[i].nsizes; s++)
-			all[nall++] = sw->kinds[i].q[s].bytes;
+	const char *cols[10] = { "target", "extent", "fastest kernel", "auto/fastest",
+				 "auto paired", "cold_call/fastest", "cold_call paired",
+				 "auto/memset" };
+	char vs2[40];
+	size_t n = 8;
+	if (memset2_name(sw)) {
+		snprintf(vs2, sizeof(vs2), "auto/%.24s", memset2_name(sw));
+		cols[n++] = vs2;
 	}
-	if (!paired)
-		cols[n++] = "by extent alone";
-	struct bench_table *t = bench_table_new(paired ?
-		"sweep summary, paired by round: median of the per-round ratios against the same "
-		"fastest kernel (~95 % interval)" :
-		"sweep summary: auto and cold_call against the fastest kernel, auto against "
-		"memset, per kind", BT_TEXT, n, cols);
-	qsort(all, nall, sizeof(*all), cmp_size);
-	int any = 1;
-	for (size_t a = 0; a < nall && any; a++)
-		any = !summary_row(sw, all[a], 0);
-	for (size_t a = 0; a < nall; a++) {
-		if ((a && all[a] == all[a - 1]) || !summary_row(sw, all[a], any))
-			continue;
-		char ext[16], cell[40];
-		bench_table_row(t);
-		bench_cell_str(t, bench_size_str(all[a], ext, sizeof(ext)));
-		for (size_t i = 0; i < sw->nkinds; i++) {
-			const struct sweep_ratios *q = ratios_at(&sw->kinds[i], all[a]);
-			if (!paired) {
-				bench_cell_num(t, q ? q->vs_best : NAN, "%.2f");
-				bench_cell_num(t, q ? q->vs_memset : NAN, "%.2f");
-				bench_cell_num(t, q ? q->cold_vs_best : NAN, "%.2f");
-				continue;
-			}
+	struct bench_table *t = bench_table_new("sweep summary: auto and cold_call against the "
+		"fastest kernel of the row; paired: the median of the per-round ratios (~95 % "
+		"interval)", BT_TEXT, n, cols);
+	for (size_t i = 0; i < sw->nkinds; i++) {
+		const struct sweep_kind *k = &sw->kinds[i];
+		for (size_t s = 0; s < k->nsizes; s++) {
+			const struct sweep_ratios *q = &k->q[s];
+			char ext[16], cell[2][40];
+			bench_table_row(t);
+			bench_cell_str(t, bench_kind_names[k->kind]);
+			bench_cell_str(t, bench_size_str(q->bytes, ext, sizeof(ext)));
+			bench_cell_str(t, q->fastest);
 			for (size_t w = 0; w < 2; w++) {
-				if (q)
-					snprintf(cell, sizeof(cell), "%.2f (%.2f-%.2f)", q->paired[w],
-						 q->paired_lo[w], q->paired_hi[w]);
-				bench_cell_str(t, q ? cell : "-");
+				snprintf(cell[w], sizeof(cell[w]), "%.2f (%.2f-%.2f)", q->paired[w],
+					 q->paired_lo[w], q->paired_hi[w]);
+				bench_cell_num(t, w ? q->cold_vs_best : q->vs_best, "%.2f");
+				bench_cell_str(t, cell[w]);
 			}
+			bench_cell_num(t, q->vs_memset, "%.2f");
+			if (n > 8)
+				bench_cell_num(t, q->vs_memset2, "%.2f");
 		}
-		if (!paired)
-			bench_cell_str(t, cp_kernel_for(all[a] / CP_PAGE_SIZE)->name);
+	}
+	return t;
+}
+
+/* What auto and cold_call ran per kind and extent, and what the extent alone picks. */
+static struct bench_table *ran_table(const struct sweep *sw)
+{
+	static const char *const cols[] = { "target", "extent", "by extent alone", "auto ran",
+					    "cold_call ran" };
+	struct bench_table *t = bench_table_new("sweep, what auto and cold_call ran (untimed "
+		"calls after the timed rounds) and what the extent alone picks", BT_TEXT, 5, cols);
+	for (size_t i = 0; i < sw->nkinds; i++) {
+		const struct sweep_kind *k = &sw->kinds[i];
+		for (size_t s = 0; s < k->nsizes; s++) {
+			char ext[16];
+			bench_table_row(t);
+			bench_cell_str(t, bench_kind_names[k->kind]);
+			bench_cell_str(t, bench_size_str(k->q[s].bytes, ext, sizeof(ext)));
+			bench_cell_str(t, k->q[s].pick);
+			bench_cell_str(t, k->q[s].auto_ran);
+			bench_cell_str(t, k->q[s].cold_ran);
+		}
 	}
 	return t;
 }
@@ -233,15 +184,17 @@ static void notes(const struct sweep *sw)
 	bench_note("hot = %s; cold = %s; use = %s.", kind_about[BK_HOT], kind_about[BK_COLD],
 		   kind_about[BK_USE]);
 	bench_note("auto = cp_clear_pages(), cold_call = cp_clear_pages_cold(), auto_page = "
-		   "cp_clear_pages() one page per call (hot only); auto/best and cold_call/best = "
-		   "against the fastest kernel of the row; medians over rounds, each contender "
-		   "warmed up, order shuffled per round.");
+		   "cp_clear_pages() one page per call (hot only); auto/fastest and "
+		   "cold_call/fastest = against the fastest kernel of the row, named in the "
+		   "summary (the CSV's auto_over_best and cold_call_over_best, over its "
+		   "fastest_kernel); medians over rounds, each contender warmed up, order shuffled "
+		   "per round. Min and max over rounds: the CSV and JSON.");
 	bench_note("auto ran, cold_call ran: the kernels each ran in untimed calls right after "
 		   "the timed rounds, on targets of the kind (up to 128 calls, 16 MiB in all), "
 		   "with the library's policy swapped for one whose kernels count the pages they "
 		   "clear; several kernels: the share of bytes each cleared (the residency estimate "
-		   "clears the first chunk of each 4 MiB temporally). The summary's \"by extent "
-		   "alone\" is cp_kernel_for(), the CSV's auto_kernel.");
+		   "clears the first chunk of each 4 MiB temporally). \"by extent alone\" is "
+		   "cp_kernel_for(), the CSV's auto_kernel.");
 	if (sw->pool_bytes)
 		bench_note("cold and use: a %zu MiB pool (LLC %s by CPUID), 2 MiB aligned, THP "
 			   "advised and collapsed (MADV_COLLAPSE; %ld MiB huge), faulted in and "
@@ -262,9 +215,11 @@ static void notes(const struct sweep *sw)
 			   "pool of its own the helper's figures did not match those of the same "
 			   "memset measured in this process.", bench_libc_version(), m2, m2 + 7);
 	else
-		bench_note("memset = glibc %s; a second glibc's memset joins the sweep once "
-			   "bench/trixie-libc.sh has fetched Debian 13's (make bench-libc).",
-			   bench_libc_version());
+		bench_note("memset = glibc %s; a second glibc's memset joins the sweep %s",
+			   bench_libc_version(), bench_hint("once `make bench-libc` has fetched "
+			   "Debian 13's into .deps/trixie-libc of the source tree.", "with "
+			   "CLEARBENCH_LIBC2=DIR, DIR holding Debian 13's libc6 unpacked (clearbench(1), "
+			   "ENVIRONMENT)."));
 }
 
 /* The reader looks for three lines: auto, memset and the best kernel (the
@@ -339,26 +294,21 @@ static int sweep_plots(const struct bench_opts *opts, const struct sweep *sw,
 
 int sweep_output(const struct bench_opts *opts, const struct sweep *sw, struct bench_table *data)
 {
-	struct bench_table *tables[2 * BK_NKINDS + 3];
+	struct bench_table *tables[BK_NKINDS + 3];
 	size_t nt = 0;
-	for (size_t i = 0; i < sw->nkinds; i++) {
-		bench_table_print(sw->kinds[i].wide);
-		bench_table_print(sw->kinds[i].spread);
+	for (size_t i = 0; i < sw->nkinds; i++)
 		tables[nt++] = sw->kinds[i].wide;
-		tables[nt++] = sw->kinds[i].spread;
-	}
-	struct bench_table *sum = summary_table(sw, 0), *pairs = summary_table(sw, 1);
-	bench_table_print(sum);
-	bench_table_print(pairs);
+	tables[nt++] = summary_table(sw);
+	tables[nt++] = ran_table(sw);
+	for (size_t i = 0; i < nt; i++)
+		bench_table_print(tables[i]);
 	printf("\n");
-	tables[nt++] = sum;
-	tables[nt++] = pairs;
 	tables[nt++] = data;
 	notes(sw);
 	int rc = bench_write_outputs(opts, "sweep", tables, nt);
 	if (!rc && opts->plot_path)
 		rc = sweep_plots(opts, sw, data);
-	bench_table_free(sum);
-	bench_table_free(pairs);
+	bench_table_free(tables[nt - 3]);
+	bench_table_free(tables[nt - 2]);
 	return rc;
 }

@@ -3,9 +3,6 @@
  * files, and the copies the report keeps. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <libgen.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,6 +11,7 @@
 #include "header.h"
 #include "json.h"
 #include "opts.h"
+#include "stats.h"
 #include "table.h"
 
 #define MAX_NOTES 64
@@ -96,6 +94,17 @@ const struct bench_cell *bench_cell_at(const struct bench_table *t, size_t row, 
 	return &t->cells[row * t->ncols + col];
 }
 
+/* Column 0 and columns [c0, c1) of the names, then of every row, right-aligned. */
+static void print_cols(const struct bench_table *t, const size_t *w, size_t c0, size_t c1)
+{
+	for (size_t r = 0; r <= t->nrows; r++) {
+		for (size_t c = 0; c < c1; c = c ? c + 1 : c0)
+			printf("%s%*s", c ? "  " : "", (int)w[c],
+			       r ? bench_cell_at(t, r - 1, c)->text : t->cols[c]);
+		putchar('\n');
+	}
+}
+
 void bench_table_print(const struct bench_table *t)
 {
 	size_t w[BENCH_MAX_COLS];
@@ -106,15 +115,18 @@ void bench_table_print(const struct bench_table *t)
 			w[c] = l > w[c] ? l : w[c];
 		}
 	}
-	printf("\n%s\n", t->title);
-	for (size_t c = 0; c < t->ncols; c++)
-		printf("%s%*s", c ? "  " : "", (int)w[c], t->cols[c]);
-	putchar('\n');
-	for (size_t r = 0; r < t->nrows; r++) {
-		for (size_t c = 0; c < t->ncols; c++)
-			printf("%s%*s", c ? "  " : "", (int)w[c], bench_cell_at(t, r, c)->text);
-		putchar('\n');
-	}
+	printf("\n%s\n", t->title);   /* under 160 characters (its buffer) */
+	/* wider than a terminal: in blocks of columns, each after the first one */
+	size_t c0 = 1;
+	do {
+		size_t c1 = c0, width = w[0];
+		while (c1 < t->ncols && (c1 == c0 || width + 2 + w[c1] <= BENCH_TABLE_WIDTH))
+			width += 2 + w[c1++];
+		if (c0 > 1)
+			printf("\n%.140s (continued)\n", t->title);
+		print_cols(t, w, c0, c1);
+		c0 = c1;
+	} while (c0 < t->ncols);
 }
 
 void bench_table_free(struct bench_table *t)
@@ -157,7 +169,7 @@ void bench_note(const char *fmt, ...)
 	if (vasprintf(&line, fmt, ap) < 0)
 		abort();
 	va_end(ap);
-	printf("%s\n", line);
+	bench_print_wrapped(stdout, "", 2, line);
 	if (nnotes < MAX_NOTES)
 		notes[nnotes++] = line;
 	else
@@ -235,8 +247,8 @@ static void write_csv(FILE *f, const struct bench_table *t)
 	}
 }
 
-static const char *bench_csv_path(const char *path, const struct bench_table *t, size_t i,
-			   char *buf, size_t len)
+const char *bench_csv_path(const char *path, const struct bench_table *t, size_t i, char *buf,
+			   size_t len)
 {
 	/* --csv NAME.csv or NAME: the first data table in NAME.csv, the others in
 	 * NAME-<suffix>.csv, so every file holds one table */
@@ -315,69 +327,18 @@ static int close_out(FILE *f, const char *path)
 	return 0;
 }
 
-/* Before the run: an existing regular file we may write, or a new name in a
- * folder we may write; 0, or 2 after one line. */
-static int check_writable(const char *opt, const char *path)
-{
-	struct stat st;
-	char dir[4096];
-	if (!path[0]) {
-		fprintf(stderr, "clearbench: %s '': want a file name\n", opt);
-		return 2;
-	}
-	if (stat(path, &st) == 0) {
-		if (!S_ISREG(st.st_mode) || access(path, W_OK)) {
-			fprintf(stderr, "clearbench: %s '%s': %s\n", opt, path,
-				S_ISREG(st.st_mode) ? "not writable" : "not a regular file");
-			return 2;
-		}
-		return 0;
-	}
-	snprintf(dir, sizeof(dir), "%s", path);
-	const char *d = dirname(dir);
-	if (stat(d, &st) || !S_ISDIR(st.st_mode) || access(d, W_OK | X_OK)) {
-		fprintf(stderr, "clearbench: %s '%s': folder %s %s\n", opt, path, d,
-			stat(d, &st) ? "does not exist" : "is not a writable folder");
-		return 2;
-	}
-	return 0;
-}
-
-int bench_check_outputs(const struct bench_opts *opts)
-{
-	char buf[4096];
-	if (opts->csv_path && check_writable("--csv", bench_csv_path(opts->csv_path, NULL, 0,
-								      buf, sizeof(buf))))
-		return 2;
-	if (opts->json_path && check_writable("--json", opts->json_path))
-		return 2;
-	if (opts->plot_path && check_writable("--plot", opts->plot_path))
-		return 2;
-	if (opts->samples_path && check_writable("--samples", opts->samples_path))
-		return 2;
-	struct stat st;
-	/* report's folder: one we may write in, or a new one in such a folder
-	 * (tune's --out is a file: tune checks it itself) */
-	if (opts->out_path && opts->out_is_folder &&
-	    (stat(opts->out_path, &st) || !S_ISDIR(st.st_mode)) &&
-	    check_writable("--out", opts->out_path))
-		return 2;
-	if (opts->out_path && opts->out_is_folder && stat(opts->out_path, &st) == 0 &&
-	    (!S_ISDIR(st.st_mode) || access(opts->out_path, W_OK | X_OK))) {
-		fprintf(stderr, "clearbench: --out '%s': not a writable folder\n", opts->out_path);
-		return 2;
-	}
-	return 0;
-}
-
 int bench_write_outputs(const struct bench_opts *opts, const char *scenario,
 			struct bench_table *const *tables, size_t ntables)
 {
-	int rc = 0;
+	int rc = 0, unprinted = 0;
+	char where[8192] = "";   /* the files written, for the last line */
+	size_t wl = 0;
 	/* every scenario ends here: the header warned, the closing note repeats it */
 	if (opts->emulated)
 		bench_note("emulated run: figures measure qemu, not the CPU.");
 	json_opts = opts;
+	for (size_t t = 0; t < ntables; t++)
+		unprinted |= (tables[t]->flags & (BT_DATA | BT_TEXT)) == BT_DATA;
 	if (opts->csv_path) {
 		size_t i = 0;
 		for (size_t t = 0; t < ntables; t++) {
@@ -386,6 +347,9 @@ int bench_write_outputs(const struct bench_opts *opts, const char *scenario,
 			if (!(tables[t]->flags & BT_DATA))
 				continue;
 			bench_csv_path(opts->csv_path, tables[t], i++, path, sizeof(path));
+			if (wl < sizeof(where))
+				wl += (size_t)snprintf(where + wl, sizeof(where) - wl, "%s%s",
+						       wl ? ", " : "", path);
 			if (!(f = open_out(path))) {
 				rc = 1;
 				continue;
@@ -402,7 +366,15 @@ int bench_write_outputs(const struct bench_opts *opts, const char *scenario,
 		} else {
 			rc = 1;
 		}
+		if (wl < sizeof(where))
+			snprintf(where + wl, sizeof(where) - wl, "%s%s", wl ? ", " : "",
+				 opts->json_path);
 	}
+	/* where the tables went: the terminal shows the summary, the files every row */
+	if (where[0])
+		bench_print_wrapped(stdout, "tables written: ", 2, where);
+	else if (unprinted)
+		printf("every row in full (min, max, rounds, each ratio): --csv FILE, --json FILE\n");
 	if (capture) {
 		for (size_t t = 0; t < ntables && capture->ntables < 16; t++)
 			capture->tables[capture->ntables++] = bench_table_clone(tables[t]);

@@ -31,6 +31,9 @@ void bench_cell_str(struct bench_table *t, const char *s);
 void bench_cell_num(struct bench_table *t, double v, const char *fmt);  /* fmt for text */
 void bench_cell_na(struct bench_table *t);          /* "n/a" text, JSON null, empty CSV */
 const struct bench_cell *bench_cell_at(const struct bench_table *t, size_t row, size_t col);
+/* On stdout: the title, then the columns aligned, in blocks that repeat the first column
+ * where the table is wider than BENCH_TABLE_WIDTH (a terminal of 160 columns). */
+#define BENCH_TABLE_WIDTH 160
 void bench_table_print(const struct bench_table *t);
 /* s between two `quote` characters, each quote inside doubled (CSV fields with
  * '"', gnuplot strings with '\''). */
@@ -45,8 +48,9 @@ void bench_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Write the BT_DATA tables to --csv / --json; 0 or 1 after a message. */
 int bench_write_outputs(const struct bench_opts *opts, const char *scenario,
 			struct bench_table *const *tables, size_t ntables);
-/* Before the run: can every output of opts be written? 0, or 2 after one line. */
-int bench_check_outputs(const struct bench_opts *opts);
+/* --csv's file for data table i (0: PATH.csv, then PATH-<suffix or i+1>.csv). */
+const char *bench_csv_path(const char *path, const struct bench_table *t, size_t i, char *buf,
+			   size_t len);
 /* report: keep a copy of every table and note bench_write_outputs sees. */
 struct bench_capture {
 	struct bench_table *tables[16];

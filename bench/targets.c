@@ -145,6 +145,9 @@ int bench_pool_open_for(struct bench_pool *p, const struct bench_opts *opts, siz
 			char *why, size_t whylen, long *thp_kib)
 {
 	size_t bytes = bench_pool_size(opts, top, 1, why, whylen);
+	char sz[16];
+	bench_progress("the pool of cold and use targets: %s, faulted in and warmed first",
+		       bench_size_str(bytes, sz, sizeof(sz)));
 	long thp0 = bench_thp_kib();
 	if (bench_pool_open(p, bytes))
 		return 1;

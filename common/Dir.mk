@@ -129,8 +129,7 @@ DIR_MANIFEST = $(DROPINDIR)/installed-dirs
 install: lib $(BENCH_BIN)
 	scripts/install-dirs.sh create $(DESTDIR)$(DIR_MANIFEST) $(addprefix $(DESTDIR),$(INSTALL_DIRS))
 	install -m 755 $(BENCH_BIN) $(DESTDIR)$(BINDIR)/
-	install -m 644 $(filter man/man1/%,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man1/
-	install -m 644 $(filter man/man3/%,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man3/
+	scripts/install-man.sh $(DESTDIR)$(MANDIR) $(MAN_PAGES)
 	install -m 644 include/clearpages.h $(DESTDIR)$(INCLUDEDIR)/
 	rm -f $(DESTDIR)$(LIBDIR)/pkgconfig/clearpages.pc $(addprefix $(DESTDIR)$(CMAKEDIR)/,$(notdir $(CMAKE_FILES)))
 	$(call cp_pc,$(PREFIX),$(LIBDIR),$(INCLUDEDIR),$(CP_PC_DROPINDIR)) > $(DESTDIR)$(LIBDIR)/pkgconfig/clearpages.pc

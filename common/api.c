@@ -367,3 +367,54 @@ const struct cp_kernel *cp_kernel_for(size_t npages)
 {
 	return cp__pick(npages ? npages : 1);
 }
+
+/* Pages to bytes, CP__BAND_UNUSED (or 0 where the policy says so) to
+ * CP_POLICY_NEVER. */
+static size_t policy_bytes(size_t pages)
+{
+	return pages == CP__BAND_UNUSED || pages > SIZE_MAX / CP_PAGE_SIZE ? CP_POLICY_NEVER
+									   : pages * CP_PAGE_SIZE;
+}
+
+static size_t copy_nt_from_pages(const struct cp__copy_bands *b)
+{
+	for (unsigned i = 0; i < CP__MAX_BANDS && b->band[i].from_pages != CP__BAND_UNUSED; i++)
+		if (b->band[i].kernel->flags & CP_NONTEMPORAL)
+			return b->band[i].from_pages;
+	return CP__BAND_UNUSED;
+}
+
+static size_t uncached_nt_from_pages(const struct cp__bands *b)
+{
+	unsigned n = cp__bands_count(b);
+	for (unsigned i = 0; i < n; i++)
+		if (cp__is_nt(b->band[i].kernel))
+			return b->band[i].from_pages;
+	return CP__BAND_UNUSED;
+}
+
+int cp_policy_info(struct cp_policy_info *info)
+{
+	const struct cp__state *s = cp__state();    /* first, whatever the arguments */
+	if (!info || info->size < sizeof(struct cp_policy_info))
+		return -EINVAL;
+	const struct cp__policy *p = &s->policy;
+	*info = (struct cp_policy_info){
+		.size = sizeof(struct cp_policy_info),
+		.source = s->source,
+#ifndef CLEARPAGES_FREESTANDING
+		.discard_from = policy_bytes(p->discard_from_pages),
+		.parallel_min_share = policy_bytes(p->parallel_min_share_pages ?
+						   p->parallel_min_share_pages : CP__BAND_UNUSED),
+#else
+		.discard_from = CP_POLICY_NEVER,
+		.parallel_min_share = CP_POLICY_NEVER,
+#endif
+		.nt_from = policy_bytes(cp__policy_nt_from(p)),
+		.uncached_nt_from = policy_bytes(uncached_nt_from_pages(&p->uncached)),
+		.estimate_from = policy_bytes(p->cached_min_mbps ? p->estimate_from_pages
+								 : CP__BAND_UNUSED),
+		.copy_nt_from = policy_bytes(copy_nt_from_pages(&p->copy)),
+	};
+	return 0;
+}

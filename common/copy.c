@@ -2,10 +2,12 @@
 /*
  * Copying pages: cp_copy_pages, cp_copy_huge(_opts) (the walk is huge.c's)
  * and the copy registry's public face. Checks first, nothing written when
- * one fails; then one kernel call, chosen by extent from the published state
- * (state.h: cp__copy_pick; the bands: select.c, copy_bands).
+ * one fails; then the kernel chosen by extent from the published state
+ * (state.h: cp__copy_pick; the bands: select.c, copy_bands), in calls of
+ * 4080 KiB at most as clears (residency.h).
  */
 #include "huge.h"
+#include "residency.h"
 #include "state.h"
 
 int cp_copy_pages(void *dst, const void *src, size_t npages)
@@ -15,7 +17,7 @@ int cp_copy_pages(void *dst, const void *src, size_t npages)
 		return 0;
 	if (cp__check_copy(dst, src, npages))
 		return -EINVAL;
-	cp__copy_pick(s, npages)->copy(dst, src, npages);
+	cp__copy_by(cp__copy_pick(s, npages), dst, src, npages);   /* 4080 KiB calls at most */
 	return 0;
 }
 

@@ -28,7 +28,11 @@ enum {
 	CP__P_STRING_MID    = 1u << 0,
 	/* 512-bit stores split into two 256-bit halves: no gain over ymm, so
 	 * the generic rule never picks a zmm kernel (AMD Zen 4). */
-	CP__P_NO_AVX512     = 1u << 1
+	CP__P_NO_AVX512     = 1u << 1,
+	/* A short clear of memory not in the cache: non-temporal stores from
+	 * one page, where rep stosb and temporal stores allocate every line
+	 * they store (AMD family 0x19: Zen 3, Zen 4). */
+	CP__P_SHORT_UNCACHED_NT = 1u << 2
 };
 
 struct cp__cpu {

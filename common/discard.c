@@ -25,17 +25,21 @@
  *
  * Private anonymous by the maps is necessary, not enough (issue 38): the
  * parts that would be discarded are vetted against smaps' VmFlags and the
- * guard regions (vma.c) before any is. The maps, smaps and pagemap files are
- * each closed before the first madvise or store: a store that faults and is
- * left by a handler's longjmp (the contract allows it on the caller's
- * thread) leaves no descriptor behind (300 such faults had used 251).
+ * guard regions (vma.c) before any is. The maps, smaps and pagemap are this
+ * process's own, opened from a procfs it can trust (files.h): another
+ * process's files mounted over them (a mount namespace suffices) would call
+ * a shared memfd private anonymous, and its discard would keep every byte.
+ * Where they cannot be trusted everything is stored. Each is closed before
+ * the first madvise or store, and while one is open every signal is blocked
+ * and no cancellation point runs: neither a handler's longjmp (the contract
+ * allows it on the caller's thread) nor pthread_cancel can leave a
+ * descriptor behind.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
-#include <unistd.h>
 #include "discard.h"
+#include "files.h"
 #include "maps.h"
 #include "vma.h"
 
@@ -50,15 +54,8 @@ static size_t unit_cached;
 /* A small sysfs file into buf (NUL-terminated); bytes read, or 0. */
 static size_t read_small(const char *path, char *buf, size_t size)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t got = read(fd, buf, size - 1);
-	close(fd);
-	if (got <= 0)
-		return 0;
-	buf[got] = 0;
-	return (size_t)got;
+	ssize_t got = cp__file_read_small(path, buf, size);
+	return got > 0 ? (size_t)got : 0;
 }
 
 static int has(const char *s, const char *word)
@@ -186,7 +183,7 @@ size_t cp__discard(void *addr, size_t npages, size_t from_pages, cp__store_fn st
 		struct cp__maps_part parts[CP__DISCARD_PARTS];
 		size_t n;
 		if (cp__maps_parts(at, e, parts, CP__DISCARD_PARTS, &n)) {
-			store_range(&d, at, e);  /* no /proc, or not procfs: all stored */
+			store_range(&d, at, e);  /* no /proc, or not to be trusted: all stored */
 			break;
 		}
 		discard_parts(&d, parts, n);

@@ -87,7 +87,10 @@ static void copy_range(struct walk *w, size_t first, size_t count, int hot)
 	while (count) {
 		size_t chunk = next_chunk(w, count);
 		uintptr_t off = first * (uintptr_t)CP_PAGE_SIZE;
-		k->copy((void *)(w->base + off), (const void *)(w->src + off), chunk);
+		if (w->copy_kernel)      /* the caller's kernel, on the caller's batches */
+			k->copy((void *)(w->base + off), (const void *)(w->src + off), chunk);
+		else
+			cp__copy_by(k, (void *)(w->base + off), (const void *)(w->src + off), chunk);
 		first += chunk;
 		count -= chunk;
 	}

@@ -8,12 +8,14 @@
  * here from the UAPI (include/uapi/linux/fs.h). Where the ioctl fails on the
  * first ask (an older kernel: ENOTTY; a seccomp filter: EPERM or ENOSYS) the
  * same file is read as text, a line at a time through a fixed buffer, and
- * only the lines that overlap the range are used. Either way the file must be
- * on procfs (fstatfs): a file mounted over /proc/self/maps, or a tmpfs over
- * /proc, answers the ioctl with ENOTTY and its text could say anything, so
- * it is not read at all and the caller stores. The answer is collected into
- * the caller's array and the file closed before the caller acts on it: a
- * store that faults, left by a handler's longjmp, leaves nothing open.
+ * only the lines that overlap the range are used. Either way the file is
+ * this process's own, reached from procfs's root without crossing a mount
+ * (files.c): a file mounted over /proc/self/maps, even another process's
+ * maps on procfs, or a tmpfs over /proc, is not read at all and the caller
+ * stores. The answer is collected into the caller's array and the file
+ * closed before the caller acts on it, all with signals blocked and no
+ * cancellation point (files.h): a handler's longjmp or a cancellation finds
+ * nothing open.
  *
  * "Private anonymous" here is what MADV_DONTNEED zeroes: not shared, no
  * backing file (device 00:00, inode 0), and writable (a clear of a read-only
@@ -22,11 +24,8 @@
  * mappings are hugetlbfs files: all of them are "something else".
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <linux/magic.h>
 #include <sys/ioctl.h>
-#include <sys/vfs.h>
-#include <unistd.h>
+#include "files.h"
 #include "maps.h"
 
 struct procmap_query_uapi {
@@ -49,28 +48,12 @@ _Static_assert(sizeof(struct procmap_query_uapi) == 104, "the UAPI's struct proc
 
 int cp__maps_text_only;
 
-int cp__proc_open(const char *path)
-{
-	int fd;
-	do
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-	while (fd < 0 && errno == EINTR);
-	struct statfs fs;
-	if (fd >= 0 && (fstatfs(fd, &fs) || fs.f_type != PROC_SUPER_MAGIC)) {
-		close(fd);     /* a file mounted over it says nothing of this process */
-		fd = -1;
-	}
-	return fd;
-}
-
 void cp__proc_lines(int fd, char *line, size_t keep, cp__line_fn fn, void *ctx)
 {
 	char buf[READ_BYTES];
 	size_t kept = 0;
 	for (;;) {
-		ssize_t got = read(fd, buf, sizeof(buf));
-		if (got < 0 && errno == EINTR)
-			continue;
+		ssize_t got = cp__file_read(fd, buf, sizeof(buf));
 		if (got <= 0)
 			return;
 		for (ssize_t i = 0; i < got; i++) {
@@ -245,13 +228,13 @@ static void walk_text(int fd, struct walk *w)
 int cp__maps_parts(uintptr_t start, uintptr_t end, struct cp__maps_part *parts, size_t max,
 		   size_t *n)
 {
-	int fd = cp__proc_open("/proc/self/maps");
-	if (fd < 0)
+	struct cp__file f;
+	if (cp__file_open_self(&f, "maps"))
 		return -1;
 	struct walk w = { start, end, parts, 0, max };
-	if (cp__maps_text_only || walk_query(fd, &w))
-		walk_text(fd, &w);
-	close(fd);
+	if (cp__maps_text_only || walk_query(f.fd, &w))
+		walk_text(f.fd, &w);
+	cp__file_close(&f);
 	if (w.n == 0)      /* (max < 2) */
 		add(&w, start, end, HOLE);
 	*n = w.n;

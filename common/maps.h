@@ -3,8 +3,10 @@
  * What kind of memory a range is, asked of /proc/self/maps: the one question
  * cp_zero's discard needs answered (MADV_DONTNEED zeroes private anonymous
  * memory only; shared and shmem mappings keep their data, private file
- * mappings revert to the file). Hosted only. Async-signal-safe: open, ioctl,
- * read and close, a fixed buffer on the stack, no allocation, no stdio.
+ * mappings revert to the file). Hosted only. Async-signal-safe: the file
+ * through files.h (its own, from a procfs that can be trusted; signals
+ * blocked while it is open), ioctl or read, a fixed buffer on the stack, no
+ * allocation, no stdio.
  */
 #ifndef CP_MAPS_H
 #define CP_MAPS_H
@@ -29,22 +31,21 @@ struct cp__maps_part {
  * about once (PROCMAP_QUERY where the kernel has it, Linux 6.11+; else the
  * text of /proc/self/maps): at most max (>= 2) of them into parts, *n set.
  * They end at end, or earlier when parts[] filled up (ask again from
- * parts[*n - 1].end). Returns 0, or -1 with nothing in parts when
- * /proc/self/maps cannot be opened or is not procfs. No descriptor is open
- * when it returns, so the caller may store (and fault) at once. */
+ * parts[*n - 1].end). Returns 0, or -1 with nothing in parts when this
+ * process's own maps cannot be opened from a procfs it can trust
+ * (cp__file_open_self: no /proc, a mount over the file, no openat2). No
+ * descriptor is open when it returns, so the caller may store (and fault)
+ * at once. */
 int cp__maps_parts(uintptr_t start, uintptr_t end, struct cp__maps_part *parts, size_t max,
 		   size_t *n);
 
 /* Tests: 1 makes cp__maps_parts read the text even where PROCMAP_QUERY works. */
 extern int cp__maps_text_only;
 
-/* open(path) of a procfs file, or -1: not there, or not on procfs (statfs's
- * PROC_SUPER_MAGIC; a file mounted over it says nothing of this process). */
-int cp__proc_open(const char *path);
-
-/* Each line of fd, without its newline and cut after keep bytes, into line
- * (keep bytes) and to fn(line, len, ctx), until fn returns nonzero or the
- * file ends. A read buffer on the stack; async-signal-safe. */
+/* Each line of fd (open by cp__file_open_self), without its newline and cut
+ * after keep bytes, into line (keep bytes) and to fn(line, len, ctx), until
+ * fn returns nonzero or the file ends. A read buffer on the stack;
+ * async-signal-safe. */
 typedef int (*cp__line_fn)(const char *line, size_t len, void *ctx);
 void cp__proc_lines(int fd, char *line, size_t keep, cp__line_fn fn, void *ctx);
 

@@ -40,11 +40,11 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "files.h"
 #include "numa.h"
 
 /* The mode flags get_mempolicy ORs into the mode (UAPI values). */
@@ -124,34 +124,6 @@ void cp__numa_plan_for(const struct cp__numa_topology *topo, const struct cp__nu
 	plan->cpus = CPU_COUNT(&all);
 }
 
-/* A sysfs file whole into buf (NUL-terminated): its length, or -1. */
-static ssize_t read_small_file(const char *path, char *buf, size_t size)
-{
-	int fd;
-	do
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-	while (fd < 0 && errno == EINTR);
-	if (fd < 0)
-		return -1;
-	size_t len = 0;
-	while (len + 1 < size) {
-		ssize_t r = read(fd, buf + len, size - 1 - len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			if (r < 0)
-				len = (size_t)-1;
-			break;
-		}
-		len += (size_t)r;
-	}
-	close(fd);
-	if (len == (size_t)-1)
-		return -1;
-	buf[len] = '\0';
-	return (ssize_t)len;
-}
-
 /* A kernel list ("0-3,8,10-11\n", or "\n" for none): each id to add(id, ctx).
  * 0, or -1 where the text is not such a list (what came before is kept). */
 static int parse_list(const char *s, void (*add)(unsigned, void *), void *ctx)
@@ -201,7 +173,7 @@ int cp__numa_read_topology(struct cp__numa_topology *topo)
 	uint64_t online = 0;
 	memset(topo, 0, sizeof(*topo));
 	topo->nnodes = 1;
-	if (read_small_file(NODE_DIR "/online", buf, sizeof(buf)) < 0 ||
+	if (cp__file_read_small(NODE_DIR "/online", buf, sizeof(buf)) < 0 ||
 	    parse_list(buf, add_node, &online) || !online)
 		goto out;
 
@@ -211,7 +183,7 @@ int cp__numa_read_topology(struct cp__numa_topology *topo)
 		if (!(online >> n & 1))
 			continue;
 		snprintf(path, sizeof(path), NODE_DIR "/node%u/cpulist", n);
-		if (read_small_file(path, buf, sizeof(buf)) < 0 ||
+		if (cp__file_read_small(path, buf, sizeof(buf)) < 0 ||
 		    parse_list(buf, add_cpu, &topo->node_cpus[n]))
 			CPU_ZERO(&topo->node_cpus[n]);   /* unread: placed as a node without CPUs */
 	}

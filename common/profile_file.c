@@ -4,13 +4,15 @@
  * them and outside any lock: a profile path naming a FIFO with no writer or
  * an idle pipe (/dev/stdin) must not stall cp_set_profile or the one-time
  * initialisation, and a lock held across file I/O would stall every other
- * loader and any child forked meanwhile.
+ * loader and any child forked meanwhile. The opens, reads and closes go
+ * through files.h, with signals blocked and no cancellation point while a
+ * descriptor is open: a cancelled cp_set_profile leaves none behind.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
+#include "files.h"
 #include "profile_file.h"
 
 static int same_file_state(const struct stat *a, const struct stat *b)
@@ -27,9 +29,7 @@ static int read_all(int fd, char *buf, size_t cap, size_t *len)
 	for (;;) {
 		char probe;     /* with buf full: is there more? */
 		size_t room = cap - total;
-		ssize_t n = room ? read(fd, buf + total, room) : read(fd, &probe, 1);
-		if (n < 0 && errno == EINTR)
-			continue;
+		ssize_t n = room ? cp__file_read(fd, buf + total, room) : cp__file_read(fd, &probe, 1);
 		if (n < 0)
 			return -ENOENT;
 		if (n == 0)
@@ -53,19 +53,14 @@ int cp__profile_file_read(const char *path, char *buf, size_t cap, size_t *len, 
 	 * the fstat of the descriptor read below is what decides. (O_PATH, not
 	 * stat(): under qemu-user 10 a stat() in a child forked while another
 	 * thread made file system calls was seen to hang.) */
-	int fd = open(path, O_PATH | O_CLOEXEC);
-	if (fd < 0)
+	struct cp__file f;
+	if (cp__file_open(&f, path, O_PATH))
 		return -ENOENT;
-	int regular = fstat(fd, &before) == 0 && S_ISREG(before.st_mode);
-	close(fd);
-	if (!regular)
+	int regular = fstat(f.fd, &before) == 0 && S_ISREG(before.st_mode);
+	cp__file_close(&f);
+	if (!regular || cp__file_open(&f, path, O_RDONLY | O_NONBLOCK | O_NOCTTY))
 		return -ENOENT;
-	do
-		fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	while (fd < 0 && errno == EINTR);
-	if (fd < 0)
-		return -ENOENT;
-	int r;
+	int fd = f.fd, r;
 	if (fstat(fd, &before) || !S_ISREG(before.st_mode))
 		r = -ENOENT;      /* replaced by something else since the stat */
 	else if (trusted && (before.st_uid != 0 || (before.st_mode & (S_IWGRP | S_IWOTH))))
@@ -77,7 +72,7 @@ int cp__profile_file_read(const char *path, char *buf, size_t cap, size_t *len, 
 	if (r == 0 && (*len != (size_t)before.st_size || fstat(fd, &after) ||
 		       !same_file_state(&before, &after)))
 		r = -EINVAL;
-	close(fd);
+	cp__file_close(&f);
 	if (r)
 		*len = 0;
 	return r;

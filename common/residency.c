@@ -208,6 +208,18 @@ void cp__clear_in_calls(const struct cp_kernel *k, void *addr, size_t npages)
 	k->clear(p, npages);
 }
 
+void cp__copy_in_calls(const struct cp_copy_kernel *k, void *dst, const void *src, size_t npages)
+{
+	char *d = dst;
+	const char *s = src;
+	for (; npages > CP__MAX_CALL_PAGES; npages -= CP__MAX_CALL_PAGES) {
+		k->copy(d, s, CP__MAX_CALL_PAGES);
+		d += CP__MAX_CALL_PAGES * CP_PAGE_SIZE;
+		s += CP__MAX_CALL_PAGES * CP_PAGE_SIZE;
+	}
+	k->copy(d, s, npages);
+}
+
 int cp__plan_run(const struct cp__plan *pl, void *addr, size_t npages)
 {
 	if (!pl->uncached || !cp__counter_readable()) {   /* untimed: the extent's choice */

@@ -24,12 +24,19 @@
  * Mappings smaps marks as filled by someone else or special (userfaultfd,
  * I/O or PFN mapped, locked, kept from fork, sealed, a protection key) are
  * stored only, as the caller's own writes would be. Nothing is discarded.
+ * The maps, smaps and pagemap are this process's own, from a procfs it can
+ * trust (files.h): another process's pagemap mounted over this one's would
+ * say "no data" of pages that hold some, and populate alone would leave it
+ * there; such a file counts as unreadable (populate, then stores). Each is
+ * closed, with signals blocked and no cancellation point until then, before
+ * anything is populated or stored.
  */
 #include <errno.h>
 #include <sys/auxv.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include "files.h"
 #include "maps.h"
 #include "pagemap_scan.h"
 #include "resident.h"
@@ -54,8 +61,9 @@ int cp__resident_blind;
  * page holds data, -EINVAL a guard page, -1 the scan is not there. */
 static int scan_no_data(uintptr_t start, uintptr_t end)
 {
-	int fd = cp__proc_open("/proc/self/pagemap"), some = 0;
-	if (fd < 0)
+	struct cp__file f;
+	int some = 0;
+	if (cp__file_open_self(&f, "pagemap"))
 		return -1;
 	for (uintptr_t at = start; at < end;) {
 		struct page_region_uapi reg[SCAN_REGIONS] = { { 0, 0, 0 } };   /* (valgrind: ioctl-written) */
@@ -64,7 +72,7 @@ static int scan_no_data(uintptr_t start, uintptr_t end)
 			.vec_len = SCAN_REGIONS, .category_inverted = PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
 			.category_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED, .return_mask = PAGE_IS_GUARD
 		};
-		long got = ioctl(fd, PAGEMAP_SCAN_REQ, &a);
+		long got = ioctl(f.fd, PAGEMAP_SCAN_REQ, &a);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0 || got > SCAN_REGIONS || a.walk_end <= at) {
@@ -77,7 +85,7 @@ static int scan_no_data(uintptr_t start, uintptr_t end)
 			break;
 		at = (uintptr_t)a.walk_end;
 	}
-	close(fd);
+	cp__file_close(&f);
 	return some;
 }
 
@@ -246,10 +254,7 @@ static int look_read(int fd, uintptr_t at, uintptr_t end, struct runs *rs)
 	size_t pages = (end - first * sys + sys - 1) / sys;
 	if (pages > PAGEMAP_ENTRIES)
 		pages = PAGEMAP_ENTRIES;
-	ssize_t got;
-	do
-		got = pread(fd, e, pages * 8, (off_t)(first * 8));
-	while (got < 0 && errno == EINTR);
+	ssize_t got = cp__file_pread(fd, e, pages * 8, (uint64_t)first * 8);
 	if (got < 8)
 		return -1;
 	for (size_t i = 0; i < (size_t)got / 8 && rs->n < RUNS - 1; i++) {
@@ -267,15 +272,15 @@ static int look(uintptr_t at, uintptr_t end, struct runs *rs)
 {
 	rs->n = 0;
 	rs->end = at;
-	int fd = cp__resident_blind == 1 ? -1 : cp__proc_open("/proc/self/pagemap");
-	if (fd < 0)
+	struct cp__file f;
+	if (cp__resident_blind == 1 || cp__file_open_self(&f, "pagemap"))
 		return -1;
-	int r = cp__resident_blind == 2 ? -1 : look_scan(fd, at, end, rs);
+	int r = cp__resident_blind == 2 ? -1 : look_scan(f.fd, at, end, rs);
 	if (r) {
 		rs->n = 0;
-		r = look_read(fd, at, end, rs);
+		r = look_read(f.fd, at, end, rs);
 	}
-	close(fd);
+	cp__file_close(&f);
 	return r;
 }
 

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cp_zero's CP_ZERO_RESIDENT, part by part (common/resident.c: the strategy).
- * Hosted only; async-signal-safe (open, read, ioctl, madvise, close; buffers
- * on the stack); every descriptor is closed before anything is stored.
+ * Hosted only; async-signal-safe (this process's own maps, smaps and pagemap
+ * through files.h, read, ioctl, madvise; buffers on the stack); every
+ * descriptor is closed, with signals blocked until then, before anything is
+ * populated or stored.
  */
 #ifndef CP_RESIDENT_H
 #define CP_RESIDENT_H
@@ -31,7 +33,8 @@ struct cp__resident_part {
 /* Before anything is written, over the pages [start, end): -EINVAL when a
  * byte is unmapped or in a mapping that is not writable (PROT_NONE
  * included), or a page is a guard region; else 0 (also when the maps cannot
- * be read: then nothing is known and the fill populates and stores).
+ * be read, or are not this process's own on a procfs it can trust: then
+ * nothing is known and the fill populates and stores).
  * *all_data: 1 when the one walk of the page tables this takes found every
  * page present or swapped out, so stores alone make the range zero and
  * resident (faulting swapped pages back in); else 0. */

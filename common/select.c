@@ -23,21 +23,23 @@
  *    below the cap times slow chunks and takes the uncached band.
  *  - shares of 8 MiB for parallel clears: no measured host lost there.
  * For memory that is not in the caches (the uncached bands, every source
- * that names none): the same rows, but non-temporal from 64 KiB. A caller
+ * that names none): the same rows, but non-temporal from 16 KiB. A caller
  * may clear such memory and leave it (cold: non-temporal stores win from a
  * few KiB) or clear it and write it at once (temporal stores win up to about
- * the L2 size), and cp_clear_pages cannot tell the two apart. From 64 KiB the
- * non-temporal kernel is, on every recorded host, within 0.01 of the best
- * any one kernel does for both at once (the larger of the two shortfalls
- * smallest). Below it rep stosb, where the CPU ranks it (ERMS, FSRS): on
- * every recorded x86 host, cold and then-written alike, it led the temporal
- * rows or trailed them by 0.04 at most (Zen 3 cold 16 KiB: 0.33 of the best
- * against 0.37); cold 4 KiB on the Zen 5 VM 0.93 against avx2's 0.68, 16
- * KiB 0.74 against 0.50; Intel 6/167 0.81 and 0.58 against avx512's 0.78
- * and 0.51; then-written 0.90-1.00. On cached memory vector stores
- * lead (1.6-1.8x at 4-16 KiB on Zen 5), so the thread's history tells the
- * two apart from one page on; elsewhere any's rows stay, and nothing is
- * timed below 64 KiB.
+ * the L2 size), and cp_clear_pages cannot tell the two apart: each band is
+ * held to the best any one kernel does for both at once, less 0.05 (the
+ * larger of the two shortfalls). From 16 KiB any's first non-temporal
+ * kernel meets it on every recorded host (16 KiB: 0.77-1.00 of the best for
+ * both; rep stosb there: 0.27-0.74). Below 16 KiB rep stosb, where the CPU
+ * ranks it (ERMS, FSRS): 4 KiB 0.93 on the Zen 5 VM, 0.81 on Intel 6/167
+ * (non-temporal stores: 0.77 and 0.42, the then-written side). Not where
+ * the CPU allocates every line a short clear stores (CP__P_SHORT_UNCACHED_NT:
+ * rep stosb 0.39-0.49 of the best cold at 4 KiB on Zen 3 and Zen 4): there
+ * the first vector non-temporal kernel, 0.72-0.86 for both (clzero's
+ * then-written 4 KiB trailed it on every AMD host: 0.63 on the second Zen 3
+ * VM). On cached memory vector stores lead (1.6-1.8x at 4-16 KiB on Zen 5),
+ * so the thread's history tells the two apart from one page on; elsewhere
+ * any's rows stay below 16 KiB.
  * Every source derives them so; a version 3 profile may name its own.
  * The residency threshold (cached_min_mbps): 16000 MB/s, where the built-in
  * profile gives none: near the geometric mean of a 16 KiB temporal chunk's
@@ -61,7 +63,7 @@
 #define GENERIC_CACHED_MIN_MBPS 16000
 #define GENERIC_STRING_FROM_PAGES 4        /* 16 KiB */
 #define GENERIC_DISCARD_PAGES   ((size_t)4 << 20 >> 12)
-#define GENERIC_UNCACHED_NT_FROM_PAGES 16  /* 64 KiB */
+#define GENERIC_UNCACHED_NT_FROM_PAGES 4   /* 16 KiB */
 
 static int is_nt(const struct cp_kernel *k)
 {
@@ -86,6 +88,20 @@ static const struct cp_kernel *generic_pick(const struct cp__select_in *in, int 
 		return k;
 	}
 	return first ? first : in->usable->k[0];
+}
+
+/* The first usable vector non-temporal kernel (zmm skipped as above), else
+ * the generic non-temporal one (CLEARPAGES_DISABLE=simd). */
+static const struct cp_kernel *vector_nt_pick(const struct cp__select_in *in)
+{
+	for (size_t i = 0; i < in->usable->n; i++) {
+		const struct cp_kernel *k = in->usable->k[i];
+		const struct cp__kernel_desc *d = cp__kernel_desc_of(k);
+		if (is_nt(k) && (k->flags & CP_SIMD) &&
+		    !((in->cpu->prefs & CP__P_NO_AVX512) && d && (d->needs & CP__F_AVX512)))
+			return k;
+	}
+	return generic_pick(in, 1);
 }
 
 /* A usable temporal kernel ranked by a feature this CPU has (rep_stosb with
@@ -157,10 +173,10 @@ static void derive_hot_cold(const struct cp__select_in *in, struct cp__policy *p
 	cp__bands_set(&p->cold, cold, n);
 }
 
-/* The uncached bands from any (header comment): below 64 KiB rep stosb
- * where the CPU ranks it, else any's rows; then any's first non-temporal
- * kernel (or the generic one) from there, then any's non-temporal rows
- * after it. */
+/* The uncached bands from any (header comment): below 16 KiB the vector
+ * non-temporal kernel where short clears allocate, else rep stosb where the
+ * CPU ranks it, else any's rows; then any's first non-temporal kernel (or
+ * the generic one) from there, then any's non-temporal rows after it. */
 static void derive_uncached(const struct cp__select_in *in, struct cp__policy *p)
 {
 	struct cp__band rows[CP__MAX_BANDS], out[CP__MAX_BANDS + 1];
@@ -172,12 +188,14 @@ static void derive_uncached(const struct cp__select_in *in, struct cp__policy *p
 			nt = rows[i].kernel;
 	if (!nt)
 		nt = generic_pick(in, 1);
-	if (string)
+	if (in->cpu->prefs & CP__P_SHORT_UNCACHED_NT)
+		out[m++] = (struct cp__band){ 0, vector_nt_pick(in) };
+	else if (string)
 		out[m++] = (struct cp__band){ 0, string };
 	else
 		for (unsigned i = 0; i < n && rows[i].from_pages < nt_from; i++)
 			out[m++] = rows[i];
-	if (!m || !is_nt(out[m - 1].kernel))
+	if (!m || out[m - 1].kernel != nt)
 		out[m++] = (struct cp__band){ nt_from, nt };
 	for (unsigned i = 0; i < n; i++)
 		if (rows[i].from_pages > nt_from && is_nt(rows[i].kernel) && m < CP__MAX_BANDS)

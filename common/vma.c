@@ -21,14 +21,18 @@
  *    would succeed and the caller's next touch fault. PAGEMAP_SCAN (6.7+)
  *    reports them as PAGE_IS_GUARD from 6.14. Debian 12's headers predate
  *    both: the UAPI's structure and constants are spelled out here.
+ * Both files are this process's own, opened through files.h: from a procfs
+ * it can trust (another process's smaps mounted over this one's would vouch
+ * for a mapping it does not describe; such a file is not opened and every
+ * range is stored), with signals blocked and no cancellation point until
+ * they are closed again.
  * Pinned memory (io_uring registered buffers, RDMA without DONTFORK, vfio,
  * GPU host registration) shows nowhere: the caller's promise (clearpages.h).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <unistd.h>
+#include "files.h"
 #include "maps.h"
 #include "pagemap_scan.h"
 #include "vma.h"
@@ -133,14 +137,15 @@ void cp__vma_vet_flags(struct cp__range *r, size_t n)
 		}
 	if (!asked)
 		return;
-	int fd = cp__proc_open("/proc/self/smaps");
-	if (fd >= 0) {
+	struct cp__file f;
+	int opened = cp__file_open_self(&f, "smaps") == 0;
+	if (opened) {
 		char line[SMAPS_LINE];
-		cp__proc_lines(fd, line, sizeof(line), smaps_line, &w);
-		close(fd);
+		cp__proc_lines(f.fd, line, sizeof(line), smaps_line, &w);
+		cp__file_close(&f);
 	}
 	for (size_t i = 0; i < n && i < CP__VMA_RANGES; i++)
-		if (fd < 0 || w.seen[i] < r[i].end)
+		if (!opened || w.seen[i] < r[i].end)
 			r[i].ok = 0;
 }
 
@@ -182,16 +187,18 @@ void cp__vma_vet_guards(struct cp__range *r, size_t n)
 	}
 	if (g == GUARDS_NONE)
 		return;
-	int fd = g == GUARDS_BLIND ? -1 : cp__proc_open("/proc/self/pagemap");
+	struct cp__file f = { .fd = -1 };
+	if (g != GUARDS_BLIND)
+		cp__file_open_self(&f, "pagemap");
 	for (size_t i = first; i < n; i++) {
 		if (!r[i].ok)
 			continue;
-		int found = fd < 0 ? -1 : guard_in(fd, r[i].start, r[i].end);
-		if (found < 0 && (errno == EINVAL || errno == ENOTTY))
+		int found = f.fd < 0 ? -1 : guard_in(f.fd, r[i].start, r[i].end);
+		if (found < 0 && f.fd >= 0 && (errno == EINVAL || errno == ENOTTY))
 			__atomic_store_n(&guards, GUARDS_BLIND, __ATOMIC_RELAXED);  /* 6.7-6.13 */
 		if (found != 0)
 			r[i].ok = 0;
 	}
-	if (fd >= 0)
-		close(fd);
+	if (f.fd >= 0)
+		cp__file_close(&f);
 }

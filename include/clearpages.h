@@ -19,8 +19,9 @@
  *    cp_clear_huge_opts (when its between() is), cp_kernels, cp_kernel_find,
  *    cp_kernel_for, cp_copy_pages, cp_copy_huge, cp_copy_huge_opts (when its
  *    between() is), cp_copy_kernels, cp_copy_kernel_find, cp_copy_kernel_for,
- *    cp_policy_source, and cp_zero / cp_zero_ex / cp_zero_progress (when
- *    its progress is) without CP_ZERO_PARALLEL (MAY_DISCARD and RESIDENT
+ *    cp_policy_source, cp_policy_info, and cp_zero / cp_zero_ex /
+ *    cp_zero_progress (when its progress is) without CP_ZERO_PARALLEL
+ *    (MAY_DISCARD and RESIDENT
  *    read /proc/self/maps, smaps and pagemap with system calls only, on the
  *    stack, close them before any store, and keep errno). Always:
  *    cp_version (it never initialises) and the raw kernels.
@@ -174,8 +175,18 @@ int cp_clear(void *addr, size_t len);
  *                      sealed, with a protection key other than 0, or
  *                      holding guard pages (MADV_GUARD_INSTALL: where the
  *                      kernel has them but cannot report them, Linux 6.13,
- *                      nothing is discarded); and everything when
- *                      /proc/self/maps is not procfs.
+ *                      nothing is discarded); and everything when these
+ *                      files cannot be opened as this process's own: from
+ *                      procfs's root at /proc by openat2 without crossing a
+ *                      mount (another process's files mounted over them, a
+ *                      kernel before Linux 5.6 or a seccomp filter refusing
+ *                      openat2: stores). No descriptor outlives the call,
+ *                      however it ends: each file is closed before anything
+ *                      is discarded or stored, and while one is open every
+ *                      signal is blocked on the calling thread and no
+ *                      cancellation point runs (a handler's siglongjmp or a
+ *                      pthread_cancel finds none open; a signal arriving
+ *                      meanwhile is delivered at the close).
  *                      The caller's promise, which no file shows: no pinned
  *                      pages in the range. Memory pinned by a device or the
  *                      kernel (io_uring registered buffers, RDMA memory
@@ -225,13 +236,15 @@ int cp_zero_ex(void *addr, size_t len, unsigned flags, size_t *discarded);
  *                      would be. Nothing is ever given back (no discard), so
  *                      pinned memory stays what the device sees.
  *                      Which pages hold data is asked of /proc/self/pagemap
- *                      (PAGEMAP_SCAN, or the file), on procfs only; where it
- *                      cannot be asked, every page is faulted in and then
- *                      stored. Checked before anything is written, -EINVAL:
+ *                      (PAGEMAP_SCAN, or the file), opened as this process's
+ *                      own as with MAY_DISCARD; where it cannot be asked or
+ *                      trusted, every page is faulted in and then stored. Its
+ *                      files' descriptors as MAY_DISCARD's: none outlives
+ *                      the call. Checked before anything is written, -EINVAL:
  *                      with CP_ZERO_MAY_DISCARD; a hole, a read-only or
  *                      PROT_NONE part, a guard region (MADV_GUARD_INSTALL)
  *                      anywhere in the range. Where /proc/self/maps cannot
- *                      be read (or is not procfs) nothing can be checked:
+ *                      be read as this process's own nothing can be checked:
  *                      such a part then ends the call with -ENOMEM or -EFAULT
  *                      after the parts before it were filled.
  *                      -ENOMEM when the memory runs out (no huge pages for
@@ -381,6 +394,45 @@ int cp_set_profile(const char *path);
  * published it (states are kept per policy).
  */
 const char *cp_policy_source(void);
+
+/*
+ * The policy's decisions a caller may plan with, in bytes (clearbench's
+ * header prints the same). CP_POLICY_NEVER: this policy never does it.
+ *   struct cp_policy_info info;
+ *   info.size = sizeof(info);
+ *   cp_policy_info(&info);
+ * 0, or -EINVAL (NULL, or a size below this first version's) with nothing
+ * written. Later versions only add fields at the end: the library fills
+ * the fields it knows that fit in info->size, and sets size to the bytes
+ * it filled.
+ *  - discard_from: cp_zero with CP_ZERO_MAY_DISCARD hands resident private
+ *    anonymous memory back from parts this long; shorter parts are stored.
+ *    A host's built-in row may say never: there the system call and the
+ *    fault of each page at its next touch were measured to cost more than
+ *    the stores (docs/dispatch.md, the rows). Parts no page of which is
+ *    resident are handed back from one huge page (or page) whatever it says.
+ *    Hosted only: CP_POLICY_NEVER in clearpages-freestanding.o.
+ *  - nt_from, uncached_nt_from: the first extent cp_zero(addr, len, 0) and
+ *    cp_clear_pages clear with non-temporal stores, on memory the estimate
+ *    finds cached, and not.
+ *  - estimate_from: from this extent a call times where the memory is
+ *    (below it the extent and the thread's history decide).
+ *  - parallel_min_share: the smallest share a parallel call gives a thread.
+ *  - copy_nt_from: the first extent cp_copy_pages copies non-temporally.
+ * Async-signal-safe once the library is initialised.
+ */
+#define CP_POLICY_NEVER ((size_t)-1)
+struct cp_policy_info {
+	size_t size;                 /* in: sizeof(struct cp_policy_info) */
+	const char *source;          /* cp_policy_source() */
+	size_t discard_from;
+	size_t nt_from;
+	size_t uncached_nt_from;
+	size_t estimate_from;
+	size_t parallel_min_share;
+	size_t copy_nt_from;
+};
+int cp_policy_info(struct cp_policy_info *info);
 
 /* Usable kernels here: temporal first (fastest at small extents first), then
  * non-temporal (fastest at large extents first). Returns the count. */

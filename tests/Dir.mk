@@ -19,9 +19,15 @@ TEST_TIMEOUT ?= 120
 DEPS_TEST_PKGS += libcriterion-dev
 .PHONY: test-native test-bins
 test-bins: $(TEST_BIN)
-# The suite on this machine, natively (ARCH matching the host).
+# The suite on this machine, natively (ARCH matching the host). Criterion's
+# last line counts no skipped test: tests/skip-summary.sh, from the run's TAP
+# report, prints how many were skipped and each one's reason (and fails a
+# skip that gives none).
+NATIVE_TAP := $(BUILD)/tests/native.tap
 test-native: $(TEST_BIN) | $(LIB_SO)     # the suite dlopens the shared library too
-	$(RUN) $(TEST_BIN) --jobs=2 --timeout=$(TEST_TIMEOUT)
+	@rm -f $(NATIVE_TAP)
+	$(RUN) $(TEST_BIN) --jobs=2 --timeout=$(TEST_TIMEOUT) --tap=$(NATIVE_TAP); rc=$$?; \
+	    tests/skip-summary.sh test-native $(NATIVE_TAP) || rc=1; exit $$rc
 
 # `make` with gcc, make and nasm alone: a scratch PATH holding only those (and
 # binutils, sed, coreutils), Criterion's headers and libraries hidden in a

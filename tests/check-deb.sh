@@ -11,6 +11,7 @@
 #     (debian/*lintian-overrides aside);
 #  3. every .deb but the dbgsym ones unpacked (dpkg -x) into SCRATCH/root, the
 #     scratch root; the freestanding object there needs nothing but mem*;
+#     every man page there opens with man -l;
 #  4. the autopkgtest's consumers (debian/tests/consumers) built and run
 #     against that root (CP_ROOT), through pkg-config and CMake, C and C++;
 #  5. SCRATCH removed: nothing was installed, nothing stays.
@@ -71,6 +72,9 @@ multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 fs=$root/usr/lib/$multiarch/clearpages/clearpages-freestanding.o
 undef=$(nm -u "$fs" | awk '{print $2}' | grep -vxE 'memset|memcpy|memmove' || true)
 [ -z "$undef" ] || fail "the packaged freestanding object needs: $(echo $undef)"
+pages=$(find "$root/usr/share/man" ! -type d)
+"$tree/tests/check-man.sh" --open $pages || fail "packaged man pages that man -l cannot open (above)"
+echo "test-deb: $(echo $pages | wc -w) man pages open with man -l ($(find "$root/usr/share/man" -type l | wc -l) of them symlinks)"
 
 echo "test-deb: debian/tests/consumers against $root"
 CP_ROOT=$root AUTOPKGTEST_TMP=$scratch/consumers sh -c 'mkdir -p "$AUTOPKGTEST_TMP" && exec "$0"' \

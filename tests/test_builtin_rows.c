@@ -10,7 +10,7 @@
  *    non-temporal) of the row's kernel at that extent; the kernel is usable
  *    under the mask and is the row's own where that one is usable and not
  *    demoted (ranked by a masked feature), never a demoted stand-in; the
- *    bands ascend from 0; hot stays temporal, cold and uncached from 64 KiB
+ *    bands ascend from 0; hot stays temporal, cold and uncached from 16 KiB
  *    non-temporal (common/select.c's header comment);
  *  - against the tables recorded on the row's host (tests/data/): at every
  *    recorded extent the row's kernel reaches HOT_FLOOR of the fastest
@@ -230,7 +230,7 @@ static void check_state(struct tally *t, const char *who, const struct cp__built
 			CHECK(t, cold == p->any.band[band + 1].kernel,
 			      "%s cold at %zu pages: %s, any's next band %s", who, e, cold->name,
 			      p->any.band[band + 1].kernel->name);
-		CHECK(t, e < 16 || is_nt(unc->flags), "%s uncached at %zu pages: %s is temporal", who,
+		CHECK(t, e < 4 || is_nt(unc->flags), "%s uncached at %zu pages: %s is temporal", who,
 		      e, unc->name);
 
 		if (b) {

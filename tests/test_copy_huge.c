@@ -9,6 +9,8 @@
 #include "testutil.h"
 #include "testhooks.h"
 #include "copy_pattern.h"
+#include "residency.h"
+#include "state.h"
 #include <errno.h>
 
 #define FAKE_BASE ((void *)((uintptr_t)1 << 40))
@@ -233,4 +235,43 @@ Test(copy_huge, bad_input_writes_nothing)
 	cr_assert_eq(copy_trail.nev, 0, "a kernel or between() ran on bad input");
 	cr_assert(!copy_pair_untouched(&c, why, sizeof(why)), "%s", why);
 	copy_pair_unmap(&c);
+}
+
+/* No copy kernel is called on more than CP__MAX_CALL_PAGES (4080 KiB) by the
+ * library's choice, as clears: cp_copy_pages and the walk's far ranges; a
+ * caller's own kernel keeps the caller's batches. */
+Test(copy_huge, library_copies_in_calls_of_4080_kib)
+{
+	const size_t npages = 2 * CP__MAX_CALL_PAGES + 60;
+	struct cp__policy p = cp__state()->policy;
+	const struct cp__copy_band rec_band = { 0, &rec_copy_kernel };
+	for (unsigned i = 0; i < CP__MAX_BANDS; i++)
+		p.copy.band[i] = (struct cp__copy_band){ i ? CP__BAND_UNUSED : 0, rec_band.kernel };
+	cr_assert_eq(cp__policy_publish(&p, "test"), 0);
+	struct copy_pair c;
+	char why[256];
+	cr_assert_eq(copy_pair_map(&c, npages, 0, 7), 0);
+	for (int way = 0; way < 3; way++) {
+		trail_reset(&copy_trail, c.d, c.s);
+		struct cp_huge_opts o = { CP_ORDER_SEQUENTIAL, 0, 0, NULL, NULL, NULL };
+		int rc = way == 0 ? cp_copy_pages(c.d, c.s, npages)
+			 : cp_copy_huge_opts(c.d, c.s, npages, 0, &o, way == 1 ? NULL : &rec_copy_kernel);
+		cr_assert_eq(rc, 0);
+		cr_assert(!copy_pair_verify(&c, why, sizeof(why)), "%s", why);
+		if (way == 2) {        /* the caller's kernel: one call, as asked */
+			cr_expect_eq(copy_trail.nev, 1, "caller's kernel: %zu calls", copy_trail.nev);
+			continue;
+		}
+		cr_assert_eq(copy_trail.nev, 3, "way %d: %zu calls, want 3", way, copy_trail.nev);
+		const size_t want[3][2] = { { 0, CP__MAX_CALL_PAGES },
+					    { CP__MAX_CALL_PAGES, CP__MAX_CALL_PAGES },
+					    { 2 * CP__MAX_CALL_PAGES, 60 } };
+		for (unsigned i = 0; i < 3; i++)
+			cr_expect(copy_trail.ev[i].first == want[i][0] &&
+				  copy_trail.ev[i].count == want[i][1],
+				  "way %d call %u: pages %zu+%zu, want %zu+%zu", way, i,
+				  copy_trail.ev[i].first, copy_trail.ev[i].count, want[i][0], want[i][1]);
+	}
+	copy_pair_unmap(&c);
+	cp__policy_publish(&cp__state()->defaults, cp__state()->default_source);
 }

@@ -4,7 +4,9 @@
  * loads profiles or runs a parallel clear must find every lock free, and the
  * pool's fork handlers must exist before the pool is first used (a fork
  * between the first call taking the pool and registering them would leave
- * the child's pool locked). Each child must exit within CHILD_SECONDS.
+ * the child's pool locked). A child that has not exited after
+ * test_hang_seconds(10) (testutil.h: 10 s plus 2000 of this host's fork and
+ * wait, measured) hangs: a deadline no slow host trips, not a speed.
  */
 #include "testutil.h"
 #include "parallel.h"
@@ -12,8 +14,6 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/wait.h>
-
-#define CHILD_SECONDS 2
 
 /*
  * pthread_atfork as the library sees it: this definition in the test binary
@@ -30,10 +30,10 @@ int pthread_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(vo
 }
 
 /* Fork; the child runs body then _exit(0) (only async-signal-safe calls
- * and the library's), killed by SIGALRM after CHILD_SECONDS: a hang. */
-static void fork_bounded(void (*body)(void), unsigned round)
+ * and the library's), killed by SIGALRM after `seconds`: a hang. */
+static void fork_bounded(void (*body)(void), unsigned round, unsigned seconds)
 {
-	pid_t pid = test_fork(CHILD_SECONDS);
+	pid_t pid = test_fork(seconds);
 	cr_assert(pid >= 0, "fork: %s", strerror(errno));
 	if (pid == 0) {
 		body();
@@ -42,9 +42,9 @@ static void fork_bounded(void (*body)(void), unsigned round)
 	int status;
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-		  "fork %u: child %s %d (SIGALRM = hung on a lock)", round,
+		  "fork %u: child %s %d (SIGALRM = hung on a lock for %u s)", round,
 		  WIFSIGNALED(status) ? "killed by signal" : "exited with",
-		  WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+		  WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), seconds);
 }
 
 static char profile_path[64];
@@ -91,12 +91,13 @@ Test(fork, during_profile_loads_child_never_hangs)
 	cr_assert_eq(cp_set_profile(profile_path), 0);
 
 	child_reads_the_file = getenv("QEMU_LD_PREFIX") == NULL;
+	unsigned seconds = test_hang_seconds(10);       /* measured before the thread starts */
 	pthread_t loader;
 	loader_stop = 0;
 	cr_assert_eq(pthread_create(&loader, NULL, load_profiles, NULL), 0);
 	unsigned forks = test_quick() ? 50 : 2000;
 	for (unsigned i = 0; i < forks; i++)
-		fork_bounded(child_loads_profile, i);
+		fork_bounded(child_loads_profile, i, seconds);
 	loader_stop = 1;
 	pthread_join(loader, NULL);
 	unlink(profile_path);
@@ -145,6 +146,7 @@ Test(fork, during_parallel_calls_child_pool_works)
 	 * passed, 600 of them beside two busy loops, and the cause was not
 	 * found. Only the first fork can meet threads starting in the parent:
 	 * natively and under valgrind that window stays in. */
+	unsigned seconds = test_hang_seconds(10);       /* measured before the thread starts */
 	if (getenv("QEMU_LD_PREFIX"))
 		cr_assert_eq(cp__clear_pages_parallel_min(theirs.mem, PAGES, 4, SHARE), 0);
 	pthread_t caller;
@@ -152,7 +154,7 @@ Test(fork, during_parallel_calls_child_pool_works)
 	cr_assert_eq(pthread_create(&caller, NULL, parallel_caller, theirs.mem), 0);
 	unsigned forks = test_quick() ? 10 : 200;
 	for (unsigned i = 0; i < forks; i++)
-		fork_bounded(child_clears_in_parallel, i);
+		fork_bounded(child_clears_in_parallel, i, seconds);
 	loader_stop = 1;
 	pthread_join(caller, NULL);
 	guard_unmap(&mine);
@@ -173,6 +175,6 @@ Test(fork, pool_handlers_registered_before_first_use)
 	cr_assert_eq(after, before, "%u fork handlers registered by the first parallel call",
 		     after - before);
 	fork_buf = g.mem;
-	fork_bounded(child_clears_in_parallel, 0);
+	fork_bounded(child_clears_in_parallel, 0, test_hang_seconds(10));
 	guard_unmap(&g);
 }

@@ -499,8 +499,10 @@ static void start_caller(struct growing_caller *c)
 	cr_assert_eq(pthread_create(&c->thread, NULL, clear_when_told, c), 0);
 }
 
-/* sem_wait with a deadline of `seconds`: 0 when posted in time. */
-static int wait_up_to(sem_t *s, int seconds)
+/* sem_wait with a deadline of `seconds`: 0 when posted in time. The
+ * deadlines below are hang detectors (test_hang_seconds): a caller that
+ * waits on another call's thread creation waits until it is released. */
+static int wait_up_to(sem_t *s, unsigned seconds)
 {
 	struct timespec end;
 	clock_gettime(CLOCK_REALTIME, &end);
@@ -514,18 +516,21 @@ static int wait_up_to(sem_t *s, int seconds)
 Test(parallel, a_caller_never_waits_for_another_calls_thread_creation)
 {
 	struct growing_caller grower, other;
+	unsigned seconds = test_hang_seconds(10);       /* measured before the threads start */
 	cr_assert_eq(sem_init(&create_held, 0, 0) | sem_init(&create_release, 0, 0), 0);
 	start_caller(&grower);
 	start_caller(&other);
 	__atomic_store_n(&hold_next_create, 1, __ATOMIC_RELEASE);
 	sem_post(&grower.go);     /* the process's first parallel call: it grows the pool */
-	cr_assert_eq(wait_up_to(&create_held, 10), 0, "the first call created no thread");
+	cr_assert_eq(wait_up_to(&create_held, seconds), 0, "the first call created no thread "
+		     "in %u s", seconds);
 	sem_post(&other.go);
-	int waited = wait_up_to(&other.done, 2);
+	int waited = wait_up_to(&other.done, seconds);
 	sem_post(&create_release);
 	pthread_join(grower.thread, NULL);
 	pthread_join(other.thread, NULL);
-	cr_assert_eq(waited, 0, "a caller waited while another call was creating its workers");
+	cr_assert_eq(waited, 0, "a caller waited %u s while another call was creating its "
+		     "workers", seconds);
 	cr_assert_eq(grower.bad + other.bad, 0, "a clear went wrong");
 	guard_unmap(&grower.g);
 	guard_unmap(&other.g);

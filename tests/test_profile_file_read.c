@@ -2,7 +2,8 @@
 /*
  * The profile file reader (common/profile_file.c) on its own: what it reads,
  * what it refuses and with which error, that it never blocks (a hang is a
- * failure: SIGALRM after a second), and that it leaves no descriptor open.
+ * failure: SIGALRM after test_hang_seconds(10)), and that it leaves no
+ * descriptor open.
  * The machine-wide variant also wants root's file, writable by no one else.
  */
 #include "testutil.h"
@@ -68,7 +69,7 @@ static int read_bounded(int trusted, const char *path, size_t *len)
 	char buf[CAP];
 	int fd_before = lowest_free_fd();
 	*len = 12345;
-	alarm(1);
+	alarm(test_hang_seconds(10));
 	int r = cp__profile_file_read(path, buf, sizeof(buf), len, trusted);
 	alarm(0);
 	cr_assert_eq(lowest_free_fd(), fd_before, "%s: a descriptor left open", path);

@@ -353,37 +353,47 @@ Test(residency, chunks_are_timed_by_a_kernel_that_tells)
 /* The recorded sweeps of every host, scored with the host's row withheld
  * and with it: tests/test_generic_rule.c. */
 
-Test(residency, generic_rule_goes_non_temporal_from_64k_when_uncached)
+Test(residency, generic_rule_goes_non_temporal_from_16k_when_uncached)
 {
 	struct described d = intel_vm();
 	cr_expect_str_eq(d.source, "generic");
 	expect_residency("6/167", &d.policy,
 			 BANDS({ 0, "avx512" }, { 4, "rep_stosb" }, { MIB_PAGES(64), "avx2_nt" }),
-			 BANDS({ 0, "rep_stosb" }, { 16, "avx2_nt" }),
+			 BANDS({ 0, "rep_stosb" }, { 4, "avx2_nt" }),
 			 16000, 0, MIB_PAGES(64));
-	/* without ERMS or FSRS rep stosb is not ranked: any's rows below 64 KiB,
+	/* without ERMS or FSRS rep stosb is not ranked: any's rows below 16 KiB,
 	 * and nothing is timed there */
 	struct described plain = x86_caches("AuthenticAMD", 0x17, 0x31, AVX2 | CTR, 512, 16);
 	cr_expect_str_eq(plain.source, "generic");
 	expect_residency("no erms", &plain.policy,
 			 BANDS({ 0, "avx2" }, { MIB_PAGES(8), "avx2_nt" }),
-			 BANDS({ 0, "avx2" }, { 16, "avx2_nt" }), 16000, 16, MIB_PAGES(8));
+			 BANDS({ 0, "avx2" }, { 4, "avx2_nt" }), 16000, 4, MIB_PAGES(8));
 }
 
 /* The uncached bands of a built-in row, by the rule every source shares
- * (common/select.c, docs/generic-rule.md): below 64 KiB rep stosb where the
- * CPU ranks it (ERMS or FSRS), else the cached bands; from 64 KiB
- * non-temporal, any's first non-temporal kernel, then any's own non-temporal
- * bands. Where the estimate applies follows from the two lists; the
- * threshold is the row's, or the generic 16000 MB/s (whether a row's
- * threshold tells a host's cached chunks from its cold ones: the *_vm_chunk
- * timing tests above, from recorded timings). The rows' bands themselves are
- * held to their hosts' tables in tests/test_builtin_rows.c. */
+ * (common/select.c, docs/generic-rule.md): below 16 KiB the first vector
+ * non-temporal kernel where short clears allocate every line
+ * (CP__P_SHORT_UNCACHED_NT), else rep stosb where the CPU ranks it (ERMS or
+ * FSRS), else the cached bands; from 16 KiB non-temporal, any's first
+ * non-temporal kernel, then any's own non-temporal bands. Where the
+ * estimate applies follows from the two lists; the threshold is the row's,
+ * or the generic 16000 MB/s (whether a row's threshold tells a host's
+ * cached chunks from its cold ones: the *_vm_chunk timing tests above, from
+ * recorded timings). The rows' bands themselves are held to their hosts'
+ * tables in tests/test_builtin_rows.c. */
+#define UNCACHED_NT_FROM 4      /* pages: 16 KiB */
 static void expect_uncached_rule(const char *who, const struct described *d)
 {
 	const struct cp__policy *p = &d->policy;
-	const struct cp_kernel *string = cp__list_find(&d->usable, "rep_stosb");
+	const struct cp_kernel *string = cp__list_find(&d->usable, "rep_stosb"), *vector_nt = NULL;
 	int ranked = (d->cpu.features & (CP__F_ERMS | CP__F_FSRS)) != 0;
+	for (size_t i = 0; i < d->usable.n && !vector_nt; i++) {
+		const struct cp_kernel *k = d->usable.k[i];
+		int zmm = !strncmp(k->name, "avx512", 6);
+		if ((k->flags & CP_NONTEMPORAL) && (k->flags & CP_SIMD) &&
+		    !(zmm && (d->cpu.prefs & CP__P_NO_AVX512)))
+			vector_nt = k;
+	}
 	size_t nt_from = cp__policy_nt_from(p), differ = CP__BAND_UNUSED;
 	const struct cp_kernel *first_nt = nt_from == CP__BAND_UNUSED ? NULL
 								      : cp__bands_pick(&p->any, nt_from);
@@ -392,14 +402,18 @@ static void expect_uncached_rule(const char *who, const struct described *d)
 		const struct cp_kernel *unc = cp__bands_pick(&p->uncached, e);
 		if (differ == CP__BAND_UNUSED && any != unc)
 			differ = e == 1 ? 0 : e;
-		if (e < 16)
+		if (e < UNCACHED_NT_FROM && (d->cpu.prefs & CP__P_SHORT_UNCACHED_NT))
+			cr_assert((unc->flags & CP_NONTEMPORAL) && (!vector_nt || unc == vector_nt),
+				  "%s: uncached at %zu pages %s, short clears allocate here", who, e,
+				  unc->name);
+		else if (e < UNCACHED_NT_FROM)
 			cr_assert_eq(unc, ranked && string ? string : any,
 				     "%s: uncached at %zu pages %s (any %s)", who, e, unc->name, any->name);
-		else if (e == 16 && first_nt)
-			cr_assert_eq(unc, first_nt, "%s: uncached from 64 KiB %s, any's first "
+		else if (e == UNCACHED_NT_FROM && first_nt)
+			cr_assert_eq(unc, first_nt, "%s: uncached from 16 KiB %s, any's first "
 				     "non-temporal %s", who, unc->name, first_nt->name);
-		else if (e == 16)
-			cr_assert(unc->flags & CP_NONTEMPORAL, "%s: uncached from 64 KiB %s", who,
+		else if (e == UNCACHED_NT_FROM)
+			cr_assert(unc->flags & CP_NONTEMPORAL, "%s: uncached from 16 KiB %s", who,
 				  unc->name);
 		else if (any->flags & CP_NONTEMPORAL)
 			cr_assert_eq(unc, any, "%s: uncached at %zu pages %s, any %s", who, e,
@@ -452,7 +466,7 @@ Test(residency, builtins_uncached_bands)
 		     "line %u: %s", err.line, err.why);
 	select_for(&z3, 0, &pr);
 	expect_residency("zen3 tuned", &z3.policy, BANDS({ 0, "avx2" }, { MIB_PAGES(8), "avx2_nt" }),
-			 BANDS({ 0, "rep_stosb" }, { 16, "avx2_nt" }), 16000, 0, MIB_PAGES(8));
+			 BANDS({ 0, "avx2_nt" }), 16000, 0, MIB_PAGES(8));
 	expect_uncached_rule("zen3 tuned", &z3);
 	/* the same rule for the generic one, without a ranked rep stosb */
 	struct described plain = x86_caches("AuthenticAMD", 0x17, 0x31, AVX2 | CTR, 512, 16);
@@ -469,7 +483,7 @@ Test(residency, no_counter_decides_by_extent_alone)
 	select_for(&d, CP__F_COUNTER, NULL);
 	expect_residency("6/167 -counter", &d.policy,
 			 BANDS({ 0, "avx512" }, { 4, "rep_stosb" }, { MIB_PAGES(64), "avx2_nt" }),
-			 BANDS({ 0, "rep_stosb" }, { 16, "avx2_nt" }),
+			 BANDS({ 0, "rep_stosb" }, { 4, "avx2_nt" }),
 			 0, CP__BAND_UNUSED, 0);
 	/* a built-in row's CPU without a counter: the bands it has with one */
 	struct described z4 = x86_caches("AuthenticAMD", 0x19, 0x11, ERMS | FSRM | AVX2 | CLZ | Z512,
@@ -539,12 +553,12 @@ Test(residency, profiles_v3_and_v2)
 		       BANDS({ 0, "avx2" }, { 16, "rep_stosb" }, { MIB_PAGES(4), "avx2_nt" }),
 		       16000, 16, MIB_PAGES(8));
 	/* derived: rep stosb (ERMS) below 64 KiB, as for every source */
-	expect_profile("v3 derived", "3", BANDS({ 0, "rep_stosb" }, { 16, "avx2_nt" }),
+	expect_profile("v3 derived", "3", BANDS({ 0, "rep_stosb" }, { 4, "avx2_nt" }),
 		       16000, 0, MIB_PAGES(8));
-	expect_profile("v2 derived", "2", BANDS({ 0, "rep_stosb" }, { 16, "avx2_nt" }),
+	expect_profile("v2 derived", "2", BANDS({ 0, "rep_stosb" }, { 4, "avx2_nt" }),
 		       16000, 0, MIB_PAGES(8));
 	expect_profile("v3 never estimate", "3cached_min_mbps 0\n",
-		       BANDS({ 0, "rep_stosb" }, { 16, "avx2_nt" }), 0, CP__BAND_UNUSED, 0);
+		       BANDS({ 0, "rep_stosb" }, { 4, "avx2_nt" }), 0, CP__BAND_UNUSED, 0);
 }
 
 Test(residency, profile_keys_refused)
@@ -578,11 +592,11 @@ Test(residency, profile_keys_refused)
 #endif
 
 #if defined(__aarch64__)
-Test(residency, arm64_generic_uncached_from_64k)
+Test(residency, arm64_generic_uncached_from_16k)
 {
 	struct described d = arm(CP__F_DCZVA | CP__F_COUNTER, 64);
 	expect_residency("a53", &d.policy, BANDS({ 0, "dc_zva" }, { MIB_PAGES(4), "stnp" }),
-			 BANDS({ 0, "dc_zva" }, { 16, "stnp" }), 16000, 16, MIB_PAGES(4));
+			 BANDS({ 0, "dc_zva" }, { 4, "stnp" }), 16000, 4, MIB_PAGES(4));
 	struct described n = arm(CP__F_DCZVA, 64);
 	cr_expect_eq(n.policy.estimate_from_pages, CP__BAND_UNUSED, "no counter: no estimate");
 }

@@ -267,7 +267,8 @@ Test(signal, handler_clears_small_ranges_during_small_clears)
  * cp__clear_pages_parallel_min), whatever a profile says about splitting.
  */
 #define SHARES 4u
-#define FAULT_SECONDS 5        /* bound on a call plus a fork: a hang fails */
+/* bound on a call plus a fork: a hang fails (testutil.h: no slow host trips it) */
+#define FAULT_SECONDS test_hang_seconds(10)
 
 enum on_fault { REPAIR, REPAIR_THEN_FORK, REPAIR_THEN_LONGJMP };
 static struct {
@@ -585,11 +586,10 @@ static void loop_under_the_timer(void)
 
 /* The child's deadline: its pacing takes 18 forks and 9 rounds, the loop
  * about TARGET_TICKS forks and rounds: 20 s, stretched where forks are
- * slower than the 10 ms this allows. */
+ * slower than the 10 ms this allows (test_hang_seconds). */
 static unsigned loop_deadline_seconds(void)
 {
-	double fork_s = test_fork_wait_seconds();
-	return 20 + (unsigned)(2000 * fork_s);
+	return test_hang_seconds(20);
 }
 
 static void run_loop_under_the_timer(enum on_timer action)

@@ -212,7 +212,7 @@ static void child_check(int (*prepare)(void), const char *label)
 {
 	discard_from_one_page();
 	struct region r = region_map(PRIVATE_ANON, 2);
-	pid_t pid = test_fork(20);
+	pid_t pid = test_fork(test_hang_seconds(20));
 	cr_assert(pid >= 0);
 	if (pid == 0) {
 		int s = prepare();

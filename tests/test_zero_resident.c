@@ -43,13 +43,14 @@ static void assert_zero_resident(unsigned char *p, size_t len, const char *what)
 		cr_assert_eq(faults_writing(p, len), 0, "%s: writing it faulted", what);
 }
 
-/* qemu-user answers /proc/self/maps with a file of its own, not procfs: RESIDENT
- * then checks nothing ahead and populates and stores every part. */
+/* Where the library trusts no /proc file (procfs_untrusted: qemu-user, no
+ * openat2), RESIDENT checks nothing ahead and populates and stores every
+ * part. */
 static void checks_expected(void)
 {
-	if (test_under_qemu())
-		cr_skip_test("qemu-user's /proc/self/maps and smaps are its own files, not procfs: "
-			     "RESIDENT checks nothing there and fills every part");
+	const char *why = procfs_untrusted();
+	if (why)
+		cr_skip_test("%s: RESIDENT checks nothing there and fills every part", why);
 }
 
 /* Fresh private anonymous memory between two pages of FILL (one mapping):

@@ -129,7 +129,7 @@ Test(zero_safety, guard_region_faults_as_stores_do)
 		cr_skip_test("MADV_GUARD_INSTALL: %s (guard regions are Linux 6.13+)", strerror(errno));
 	}
 	/* accepted is not enforced: qemu-user returns 0 and installs nothing */
-	pid_t pid = test_fork(20);
+	pid_t pid = test_fork(test_hang_seconds(20));
 	cr_assert(pid >= 0);
 	if (pid == 0) {
 		signal(SIGSEGV, SIG_DFL);      /* no sanitizer's report: the fault is the answer */
@@ -222,11 +222,12 @@ Test(zero_safety, maps_text_not_on_procfs_is_not_trusted)
 		cr_skip_test("qemu-user answers /proc/self/maps itself");
 	discard_from_one_page();
 	struct region r = region_map(SHARED_ANON, 2);
+	unsigned seconds = test_hang_seconds(20);
 	pid_t pid = fork();
 	cr_assert(pid >= 0);
 	if (pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		alarm(20);
+		alarm(seconds);
 		_exit(fake_proc(r.p, r.len));
 	}
 	int st;

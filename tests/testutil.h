@@ -135,6 +135,23 @@ static inline double test_fork_wait_seconds(void)
 	return test_median9(t);
 }
 
+/*
+ * Deadlines that only detect a hang. A hang never ends, so a generous
+ * deadline loses nothing, and a slow host (valgrind, qemu, a loaded VM) must
+ * never trip one: `seconds`, plus 2000 of this host's fork and wait
+ * (test_fork_wait_seconds, measured once per process): 0.4-2.4 s more
+ * natively (8 s on the 2-vCPU Zen 4 VM under load 5), a minute and more
+ * under valgrind and qemu. No test asserts how fast a call returns; a
+ * deadline past this is a hang.
+ */
+static inline unsigned test_hang_seconds(unsigned seconds)
+{
+	static double unit = -1;
+	if (unit < 0)
+		unit = test_fork_wait_seconds();
+	return seconds + (unsigned)(2000 * unit);
+}
+
 /* Under qemu-user: the runners (tests/models/arm64.sh) set QEMU_CPU and
  * QEMU_LD_PREFIX; without them, an arm64 binary on a machine whose
  * binfmt_misc hands arm64 binaries to qemu-aarch64 is emulated too (a native
@@ -168,7 +185,8 @@ static inline int test_under_qemu(void)
  * constructor of the body declared with CHILD_BODY(name) run it and exit
  * before Criterion starts. The child's environment is ours without any
  * CLEARPAGES_* variable, plus the NAME, VALUE pairs of envs (NULL-terminated);
- * its stdout and stderr are captured; a hang ends after 20 s (SIGALRM).
+ * its stdout and stderr are captured; a hang ends (SIGALRM) after the
+ * parent's test_hang_seconds(20), passed as CP_CHILD_SECONDS.
  */
 extern char **environ;
 
@@ -176,7 +194,8 @@ static inline void child_body_if_asked(const char *name, void (*body)(void))
 {
 	const char *want = getenv("CP_CHILD_BODY");
 	if (want && !strcmp(want, name)) {
-		alarm(20);
+		const char *seconds = getenv("CP_CHILD_SECONDS");
+		alarm(seconds && atoi(seconds) > 0 ? (unsigned)atoi(seconds) : 20);
 		body();
 		fflush(NULL);
 		_exit(0);
@@ -207,10 +226,11 @@ static inline void read_back(int fd, char *buf, size_t size)
 static inline struct child_out run_child(const char *const *envs, const char *name)
 {
 	struct child_out co;
-	char *envp[256], *own[33];
+	char *envp[256], *own[34];
 	size_t n = 0, nown = 0;
 	for (char **e = environ; *e && n < 200; e++)
-		if (strncmp(*e, "CLEARPAGES_", 11) && strncmp(*e, "CP_CHILD_BODY=", 14))
+		if (strncmp(*e, "CLEARPAGES_", 11) && strncmp(*e, "CP_CHILD_BODY=", 14) &&
+		    strncmp(*e, "CP_CHILD_SECONDS=", 17))
 			envp[n++] = *e;
 	for (; *envs; envs += 2) {
 		cr_assert(nown < 32, "too many variables");
@@ -222,6 +242,10 @@ static inline struct child_out run_child(const char *const *envs, const char *na
 	own[nown] = malloc(strlen(name) + sizeof("CP_CHILD_BODY="));
 	cr_assert(own[nown]);
 	sprintf(own[nown], "CP_CHILD_BODY=%s", name);
+	envp[n++] = own[nown++];
+	own[nown] = malloc(sizeof("CP_CHILD_SECONDS=") + 10);
+	cr_assert(own[nown]);
+	sprintf(own[nown], "CP_CHILD_SECONDS=%u", test_hang_seconds(20));
 	envp[n++] = own[nown++];
 	envp[n] = NULL;
 
@@ -269,7 +293,7 @@ static inline struct child_out in_child_named(const char *const *envs, const cha
  * body runs in a forked copy and must touch no stdio; it must exit 0. */
 static inline void in_forked_child(void (*body)(void))
 {
-	pid_t pid = test_fork(20);
+	pid_t pid = test_fork(test_hang_seconds(20));
 	cr_assert(pid >= 0, "fork");
 	if (pid == 0) {
 		body();

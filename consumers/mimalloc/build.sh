@@ -66,7 +66,7 @@ patches="$here/clearpages.patch $here/fresh-zero.patch"
 build patched "$(patched_tree patched $patches "$here/discard.patch")" "$cp_cflags" "$cp_ldflags"
 build patched-fresh "$(patched_tree patched-fresh "$here/fresh-zero.patch")"
 # Variants for clearbench calloc only (CP_MIMALLOC_VARIANTS="cponly nodiscard"):
-# patched-cponly is clearpages.patch alone (fresh huge blocks zeroed again, through cp_clear);
+# patched-cponly is clearpages.patch alone (fresh huge blocks zeroed again, through cp_zero);
 # patched-nodiscard is the first two patches (every block stored). The experiments measured
 # once (hot, page, always) left the tree; their patches are in git history (commit 110c7af).
 for v in ${CP_MIMALLOC_VARIANTS:-}; do

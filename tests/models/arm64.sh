@@ -6,7 +6,9 @@
 # CP_EXPECT_COPY_KERNELS), DC ZVA block and SVE vector length.
 # Each row states the features the model has; the expected list is derived
 # from arch/arm64/kernels.def by expect.awk, as its x86 twin (x86_64.sh) does.
-# Prints each model with its tally and time, then the total time.
+# Prints each model with its tally and time, then the skipped tests (each
+# test and reason once, with the models that skipped it: tests/skip-summary.sh,
+# from each run's TAP report) and the total time.
 #
 # Where the matrix cannot run (no cross compiler, no qemu, no sysroot, no root
 # for binfmt_misc and no aarch64 entry) it prints SKIPPED and the reason, and
@@ -93,6 +95,7 @@ max-nosimd|max|$MAX|simd|512|64
 echo "arm64 matrix: qemu $qver ($QEMU), sysroot $DEPS/sysroot, --jobs=$JOBS; numbers under qemu say nothing about speed"
 status=0
 t0=$(date +%s)
+taps=
 printf '%s\n' "$ROWS" | { while IFS='|' read -r name cpu features disable block vl; do
 	[ -n "$name" ] || continue
 	case " ${CP_ARM64_MODELS:-$name} " in *" $name "*) ;; *) continue ;; esac
@@ -105,12 +108,15 @@ printf '%s\n' "$ROWS" | { while IFS='|' read -r name cpu features disable block 
 	expect_copy=$(expect_for "$features" "$disable" copy_kernels.def) ||
 		{ echo "  $name: FAILED -- expect.awk"; status=1; continue; }
 	log=$LOGS/$name.log
+	tap=$LOGS/$name.tap
+	rm -f "$tap"
+	taps="$taps $tap"
 	t1=$(date +%s)
 	env QEMU_CPU="$cpu" QEMU_LD_PREFIX="$SYSROOT" CP_TEST_QUICK=1 \
 	    CLEARPAGES_DISABLE="$disable" CP_EXPECT_KERNELS="$expect" \
 	    CP_EXPECT_COPY_KERNELS="$expect_copy" \
 	    CP_EXPECT_DCZVA_BLOCK="$block" CP_EXPECT_SVE_VL="$vl" \
-	    timeout -k 10 300 "$BIN" --jobs="$JOBS" --timeout=120 >"$log" 2>&1
+	    timeout -k 10 300 "$BIN" --jobs="$JOBS" --timeout=120 --tap="$tap" >"$log" 2>&1
 	rc=$?
 	t2=$(date +%s)
 	tally=$(sed -n 's/.*Synthesis: //p' "$log" | tail -1 | sed 's/ *$//')
@@ -125,6 +131,8 @@ printf '%s\n' "$ROWS" | { while IFS='|' read -r name cpu features disable block 
 		status=1
 	fi
 done
+# shellcheck disable=SC2086 # one path per model, none with blanks
+[ -z "$taps" ] || tests/skip-summary.sh "arm64 matrix" $taps || status=1
 t3=$(date +%s)
 echo "arm64 matrix: took $((t3 - t0))s"
 if [ $status -ne 0 ]; then echo "arm64 matrix: FAILED"; exit 1; fi

@@ -24,6 +24,9 @@
  *   resident      threads fill fresh, half-written ranges with CP_ZERO_RESIDENT
  *                 | CP_ZERO_PARALLEL (chunks on the pool, the thread ramp) and
  *                 stop some through cp_zero_progress, against parallel clears
+ *   cancel        the main thread cancels callers of parallel clears, one at
+ *                 a time, against another parallel caller; each later
+ *                 parallel call must still clear (the pool is not left locked)
  *
  * Last line: "N passed, N failed[, N skipped]".
  */
@@ -371,6 +374,47 @@ static void main_forks(void)
 	guard_unmap(&r);
 }
 
+/* ---- pthread_cancel of parallel callers ---------------------------------- */
+static void *cancelled_caller(void *arg)
+{
+	struct helper *h = arg;
+	for (;;) {
+		h->bad += clear_and_check(&h->region, PAGES, 2) != 0;
+		__atomic_fetch_add(&h->done, 1, __ATOMIC_RELAXED);
+		pthread_testcancel();     /* the caller's own point: a request acts here */
+	}
+	return NULL;
+}
+
+static void main_cancels(void)
+{
+	struct guarded r;
+	if (region_map(&r, PAGES))
+		return;
+	unsigned cancels = rounds / 10 + 1, bad = 0;
+	for (unsigned i = 0; i < cancels; i++) {
+		struct helper c;
+		if (start(&c, 100 + i, cancelled_caller)) {
+			bad++;
+			break;
+		}
+		while (__atomic_load_n(&c.done, __ATOMIC_RELAXED) < 1)
+			sched_yield();
+		pthread_cancel(c.thread);
+		void *ret;
+		bad += pthread_join(c.thread, &ret) || ret != PTHREAD_CANCELED || c.bad;
+		guard_unmap(&c.region);
+		bad += clear_and_check(&r, PAGES, 4) != 0;
+	}
+	char why[96];
+	snprintf(why, sizeof(why), "%u of %u cancels left something wrong", bad, cancels);
+	if (bad)
+		check_fail("cancel", why);
+	else
+		check_pass("cancel: callers cancelled, the pool still serves");
+	guard_unmap(&r);
+}
+
 /* ---- a handler that clears in parallel ---------------------------------- */
 static struct guarded tick_region;
 static timer_t tick_timer;
@@ -487,6 +531,9 @@ int main(int argc, char **argv)
 						  parallel_caller };
 	run_with("resident: parallel fills, some stopped, against parallel clears", fills, 3,
 		 main_clears);
+	static void *(*const one_caller[])(void *) = { parallel_caller };
+	run_with("cancel: parallel callers cancelled against another", one_caller, 1,
+		 main_cancels);
 	unlink(profile_path);
 	return finish_tally();
 }
