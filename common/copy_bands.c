@@ -19,26 +19,41 @@ static const struct { const char *clear, *copy; } copy_for[] = {
 #undef CP_COPY_KERNEL
 };
 
-/* The first usable copy kernel (the list is ranked) whose stores are of
- * this class (CP_NONTEMPORAL or 0), else the first of all. */
-static const struct cp_copy_kernel *first_of_class(const struct cp__copy_kernel_list *usable,
-						   unsigned nt)
+/* The copy kernel that stands in for one a band cannot have, as select.c's
+ * generic_pick does for clears: the first usable copy kernel of this class
+ * (CP_NONTEMPORAL or 0; the list is ranked, a demoted kernel after the rest
+ * of its class), skipping zmm kernels where the CPU prefers none (prefs
+ * CP__P_NO_AVX512) unless nothing else of the class is left. The class is
+ * kept: each arch has a general-register copy kernel of each class that
+ * every CPU runs (tests/test_builtin_rows.c), so the last line is never
+ * reached. */
+static const struct cp_copy_kernel *class_pick(const struct cp__copy_kernel_list *usable,
+					       unsigned prefs, unsigned nt)
 {
-	for (size_t i = 0; i < usable->n; i++)
-		if ((usable->k[i]->flags & CP_NONTEMPORAL) == nt)
-			return usable->k[i];
-	return usable->k[0];
+	const struct cp_copy_kernel *first = NULL;
+	for (size_t i = 0; i < usable->n; i++) {
+		const struct cp_copy_kernel *k = usable->k[i];
+		if ((k->flags & CP_NONTEMPORAL) != nt)
+			continue;
+		if (!first)
+			first = k;
+		const struct cp__copy_kernel_desc *d = cp__copy_kernel_desc_of(k);
+		if ((prefs & CP__P_NO_AVX512) && d && (d->needs & CP__F_AVX512))
+			continue;
+		return k;
+	}
+	return first ? first : usable->k[0];
 }
 
 static const struct cp_copy_kernel *copy_counterpart(const struct cp__copy_kernel_list *usable,
-						     const struct cp_kernel *k)
+						     unsigned prefs, const struct cp_kernel *k)
 {
 	const char *name = k->name;
 	for (size_t i = 0; i < sizeof(copy_for) / sizeof(copy_for[0]); i++)
 		if (cp__streq(copy_for[i].clear, k->name))
 			name = copy_for[i].copy;
 	const struct cp_copy_kernel *c = cp__copy_list_find(usable, name);
-	return c ? c : first_of_class(usable, k->flags & CP_NONTEMPORAL);
+	return c ? c : class_pick(usable, prefs, k->flags & CP_NONTEMPORAL);
 }
 
 /* Rows (ascending from 0) into copy bands: equal neighbours merged, a row
@@ -57,7 +72,7 @@ static void copy_bands_set(struct cp__copy_bands *b, const struct cp__copy_band 
 		b->band[i] = (struct cp__copy_band){ CP__BAND_UNUSED, b->band[used - 1].kernel };
 }
 
-void cp__copy_bands_derive(const struct cp__copy_kernel_list *usable, struct cp__policy *p)
+static void derive(const struct cp__copy_kernel_list *usable, unsigned prefs, struct cp__policy *p)
 {
 	struct cp__copy_band rows[CP__MAX_BANDS];
 	unsigned n = cp__bands_count(&p->any);
@@ -65,13 +80,40 @@ void cp__copy_bands_derive(const struct cp__copy_kernel_list *usable, struct cp_
 		return;
 	for (unsigned i = 0; i < n; i++)
 		rows[i] = (struct cp__copy_band){ p->any.band[i].from_pages / 2,
-						  copy_counterpart(usable, p->any.band[i].kernel) };
+						  copy_counterpart(usable, prefs, p->any.band[i].kernel) };
 	copy_bands_set(&p->copy, rows, n);
 }
 
-/* A built-in row's copy bands (a kernel not usable here: the first usable
- * copy kernel of its class), unless CLEARPAGES_NT_THRESHOLD moved the clear's;
- * else the derived ones. */
+/* A hand-made policy (cp__policy_publish): no CPU description, so no
+ * preference bits. */
+void cp__copy_bands_derive(const struct cp__copy_kernel_list *usable, struct cp__policy *p)
+{
+	derive(usable, 0, p);
+}
+
+/* A built-in row's copy kernel, as select.c's builtin_kernel treats a clear
+ * row's: the kernel it names where it is usable here and not demoted (ranked
+ * by features this CPU lacks or the caller masked: rep_movsb under
+ * CLEARPAGES_DISABLE=erms,fsrm, since the row was measured with them); else
+ * the stand-in of its class (class_pick): a temporal row stays temporal, a
+ * non-temporal one non-temporal. A name the table does not know (a row of
+ * another arch's names) takes the temporal stand-in. */
+static const struct cp_copy_kernel *row_kernel(const struct cp__select_in *in, const char *name)
+{
+	const struct cp__copy_kernel_list *usable = in->copy_usable;
+	const struct cp_copy_kernel *c = cp__copy_list_find(usable, name);
+	const struct cp__copy_kernel_desc *d = c ? cp__copy_kernel_desc_of(c) : NULL;
+	if (c && !(d && cp__copy_kernel_demoted(d, in->cpu->features)))
+		return c;
+	for (size_t k = 0; k < cp__copy_kernel_table_len; k++)
+		if (cp__streq(cp__copy_kernel_table[k].kernel.name, name))
+			return class_pick(usable, in->cpu->prefs,
+					  cp__copy_kernel_table[k].kernel.flags & CP_NONTEMPORAL);
+	return class_pick(usable, in->cpu->prefs, 0);
+}
+
+/* A built-in row's copy bands (row_kernel), unless CLEARPAGES_NT_THRESHOLD
+ * moved the clear's; else the derived ones. */
 void cp__copy_bands_select(const struct cp__select_in *in, const struct cp__builtin *b,
 			   struct cp__policy *p)
 {
@@ -79,17 +121,14 @@ void cp__copy_bands_select(const struct cp__select_in *in, const struct cp__buil
 	if (!usable || !usable->n)
 		return;
 	if (!b || !b->ncopy || in->has_nt_threshold) {
-		cp__copy_bands_derive(usable, p);
+		derive(usable, in->cpu->prefs, p);
 		return;
 	}
-	struct cp__copy_band rows[4];
-	for (unsigned i = 0; i < b->ncopy; i++) {
-		const struct cp_copy_kernel *c = cp__copy_list_find(usable, b->copy[i].kernel);
-		for (size_t k = 0; !c && k < cp__copy_kernel_table_len; k++)
-			if (cp__streq(cp__copy_kernel_table[k].kernel.name, b->copy[i].kernel))
-				c = first_of_class(usable,
-						   cp__copy_kernel_table[k].kernel.flags & CP_NONTEMPORAL);
-		rows[i] = (struct cp__copy_band){ b->copy[i].from_pages, c ? c : usable->k[0] };
-	}
-	copy_bands_set(&p->copy, rows, b->ncopy);
+	struct cp__copy_band rows[sizeof(b->copy) / sizeof(b->copy[0])];
+	unsigned n = b->ncopy < sizeof(rows) / sizeof(rows[0]) ? b->ncopy
+							      : sizeof(rows) / sizeof(rows[0]);
+	for (unsigned i = 0; i < n; i++)
+		rows[i] = (struct cp__copy_band){ b->copy[i].from_pages,
+						  row_kernel(in, b->copy[i].kernel) };
+	copy_bands_set(&p->copy, rows, n);
 }

@@ -107,6 +107,14 @@ const struct cp__kernel_desc *cp__kernel_desc_of(const struct cp_kernel *k)
 	return NULL;
 }
 
+const struct cp__copy_kernel_desc *cp__copy_kernel_desc_of(const struct cp_copy_kernel *k)
+{
+	for (size_t i = 0; i < cp__copy_kernel_table_len; i++)
+		if (&cp__copy_kernel_table[i].kernel == k)
+			return &cp__copy_kernel_table[i];
+	return NULL;
+}
+
 const struct cp_kernel *cp__list_find(const struct cp__kernel_list *list, const char *name)
 {
 	if (!name)

@@ -75,6 +75,12 @@ static inline int cp__kernel_demoted(const struct cp__kernel_desc *d, unsigned f
 }
 /* The row of a kernel of the table (NULL for a kernel not in it). */
 const struct cp__kernel_desc *cp__kernel_desc_of(const struct cp_kernel *k);
+/* The same for the copy kernels. */
+static inline int cp__copy_kernel_demoted(const struct cp__copy_kernel_desc *d, unsigned features)
+{
+	return d->ranked_by && !(d->ranked_by & features);
+}
+const struct cp__copy_kernel_desc *cp__copy_kernel_desc_of(const struct cp_copy_kernel *k);
 /* By name in a list; NULL when absent or name is NULL. */
 const struct cp_kernel *cp__list_find(const struct cp__kernel_list *list, const char *name);
 /* CLEARPAGES_DISABLE's syntax: comma-separated, case-insensitive tokens,

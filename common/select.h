@@ -56,7 +56,9 @@ void cp__bands_set(struct cp__bands *b, const struct cp__band *rows, unsigned n)
 /* Copy bands from p->any: each band's kernel replaced by its copy
  * counterpart (copy_kernels.def's CP_COPY_FOR, else the copy kernel of the
  * same name, else the first usable copy kernel of its class), at half its
- * extent (a copy moves each byte twice: its read and its write). */
+ * extent (a copy moves each byte twice: its read and its write). A built-in
+ * row's copy kernel that is not usable or is demoted takes the same class's
+ * (copy_bands.c: the class is always kept). */
 void cp__copy_bands_derive(const struct cp__copy_kernel_list *usable, struct cp__policy *p);
 /* The copy bands of a policy selected for in (copy_bands.c): b's copy rows,
  * unless it has none or CLEARPAGES_NT_THRESHOLD is set; else derived. */

@@ -349,29 +349,68 @@ Test(copy_api, copies_exactly)
 		}
 }
 
-/* cp_copy_kernel_for: 0 acts as 1; the first temporal kernel below the
- * state's copy crossover, the first non-temporal one from it (where the list
- * has one); the crossover half the clear's, or CLEARPAGES_NT_THRESHOLD. */
+/* Recording copy kernels, one per band: each notes that it ran and how many
+ * pages, then copies. */
+#define NREC 5
+static int rec_ran = -1;
+static size_t rec_pages;
+#define REC(i) \
+	static void rec_copy_##i(void *dst, const void *src, size_t npages) \
+	{ rec_ran = i; rec_pages = npages; memcpy(dst, src, npages * PG); }
+REC(0) REC(1) REC(2) REC(3) REC(4)
+static const struct cp_copy_kernel rec_kernels[NREC] = {
+	{ "rec0", "test", 0, rec_copy_0 }, { "rec1", "test", 0, rec_copy_1 },
+	{ "rec2", "test", CP_NONTEMPORAL, rec_copy_2 }, { "rec3", "test", 0, rec_copy_3 },
+	{ "rec4", "test", CP_NONTEMPORAL, rec_copy_4 },
+};
+
+/* cp_copy_kernel_for(n) is the kernel cp_copy_pages(n) runs, and the one
+ * the copy walks run on a range of n pages; 0 acts as 1. Seen by running
+ * them: a published policy whose copy bands are recording kernels, bands
+ * from 0, 2, 5, 16 and 33 pages, every extent from 0 to 40 pages copied. */
 Test(copy_api, kernel_for_extent)
 {
-	/* the copy bands in force, each boundary exact; what they are made of:
-	 * tests/test_copy_policy.c */
-	const struct cp__copy_bands *b = &cp__state()->policy.copy;
-	cr_assert_eq(cp_copy_kernel_for(0), cp_copy_kernel_for(1));
-	cr_assert_eq(b->band[0].from_pages, 0);
-	for (unsigned i = 0; i < CP__MAX_BANDS; i++) {
-		size_t from = b->band[i].from_pages;
-		cr_assert_not_null(b->band[i].kernel);
-		cr_assert_eq(cp_copy_kernel_find(b->band[i].kernel->name), b->band[i].kernel,
-			     "band %u: %s is not listed", i, b->band[i].kernel->name);
-		if (from == CP__BAND_UNUSED)
-			break;
-		if (from > 1)
-			cr_assert_eq(cp_copy_kernel_for(from), b->band[i].kernel, "%zu pages: %s", from,
-				     cp_copy_kernel_for(from)->name);
-		if (i && from > 1)
-			cr_assert_eq(cp_copy_kernel_for(from - 1), b->band[i - 1].kernel,
-				     "%zu pages: %s", from - 1, cp_copy_kernel_for(from - 1)->name);
+	static const size_t from[NREC] = { 0, 2, 5, 16, 33 };
+	struct cp__policy p = cp__state()->policy;
+	for (unsigned i = 0; i < CP__MAX_BANDS; i++)
+		p.copy.band[i] = (struct cp__copy_band){ i < NREC ? from[i] : CP__BAND_UNUSED,
+							 &rec_kernels[i < NREC ? i : NREC - 1] };
+	cr_assert_eq(cp__policy_publish(&p, "test"), 0);
+	char why[256];
+	for (size_t n = 0; n <= 40; n++) {
+		struct copy_pair c;
+		cr_assert_eq(copy_pair_map(&c, n ? n : 1, n % 2, 4000 + n), 0);
+		rec_ran = -1;
+		cr_assert_eq(cp_copy_pages(c.d, c.s, n), 0, "%zu pages", n);
+		const struct cp_copy_kernel *named = cp_copy_kernel_for(n);
+		if (n == 0) {   /* nothing runs; the kernel named is 1's (checked below) */
+			cr_assert_eq(rec_ran, -1, "0 pages ran rec%d", rec_ran);
+			copy_pair_unmap(&c);
+			continue;
+		}
+		cr_assert_geq(rec_ran, 0, "%zu pages: no recorder ran", n);
+		cr_assert_eq(rec_pages, n);
+		cr_assert_eq(named, &rec_kernels[rec_ran], "%zu pages: cp_copy_kernel_for says %s, "
+			     "cp_copy_pages ran %s", n, named->name, rec_kernels[rec_ran].name);
+		cr_assert(!copy_pair_verify(&c, why, sizeof(why)), "%zu pages: %s", n, why);
+		/* the walk: one range of n pages in one call */
+		struct cp_huge_opts o = { CP_ORDER_SEQUENTIAL, 0, 0, NULL, NULL, NULL };
+		rec_ran = -1;
+		cr_assert_eq(cp_copy_huge_opts(c.d, c.s, n, 0, &o, NULL), 0);
+		cr_assert(rec_ran >= 0 && named == &rec_kernels[rec_ran] && rec_pages == n,
+			  "%zu pages: the walk ran rec%d on %zu pages, cp_copy_kernel_for says %s", n,
+			  rec_ran, rec_pages, named->name);
+		copy_pair_unmap(&c);
 	}
-	cr_assert_eq(cp_copy_kernel_for(SIZE_MAX / PG), cp__copy_bands_pick(b, SIZE_MAX / PG));
+	cr_assert_eq(cp_copy_kernel_for(0), cp_copy_kernel_for(1), "0 does not act as 1: %s, 1 %s",
+		     cp_copy_kernel_for(0)->name, cp_copy_kernel_for(1)->name);
+	/* each band was reached: the recorders did not all stand in for one */
+	for (size_t i = 0; i < NREC; i++)
+		cr_expect_eq(cp_copy_kernel_for(from[i] ? from[i] : 1), &rec_kernels[i], "band %zu", i);
+	cr_expect_eq(cp_copy_kernel_for(SIZE_MAX / PG), &rec_kernels[NREC - 1]);
+	cr_assert_eq(cp__policy_publish(&cp__state()->defaults, cp__state()->default_source), 0);
+	/* the policy in force: every extent's kernel is a listed copy kernel */
+	for (size_t n = 1; n && n <= SIZE_MAX / PG; n *= 2)
+		cr_assert_eq(cp_copy_kernel_find(cp_copy_kernel_for(n)->name), cp_copy_kernel_for(n),
+			     "%zu pages: %s is not listed", n, cp_copy_kernel_for(n)->name);
 }

@@ -19,6 +19,7 @@ static const char *copy_text(const struct cp__copy_bands *b, char *buf, size_t l
 	return buf;
 }
 
+#if defined(__x86_64__)
 static void expect_copy_bands(const char *who, const struct cp__copy_bands *b,
 			      const struct want_band *want, unsigned n)
 {
@@ -32,10 +33,22 @@ static void expect_copy_bands(const char *who, const struct cp__copy_bands *b,
 			  "%s copy band %u: got%s", who, i, text);
 	}
 }
+#endif
+
+/* The class (CP_NONTEMPORAL or 0) of a copy kernel of the table by name;
+ * -1 for a name it does not know. */
+static int copy_class(const char *name)
+{
+	for (size_t i = 0; i < cp__copy_kernel_table_len; i++)
+		if (!strcmp(cp__copy_kernel_table[i].kernel.name, name))
+			return (int)(cp__copy_kernel_table[i].kernel.flags & CP_NONTEMPORAL);
+	return -1;
+}
 
 /* What holds for every CPU: bands ascending from 0, every kernel usable;
- * without a built-in copy row, at each extent e the copy kernel's class is
- * that of the clear's kernel at 2e; no vector kernel with SIMD masked. */
+ * at each extent e the copy kernel's class is that of the built-in copy
+ * row's kernel at e where the CPU's row has copy bands, else that of the
+ * clear's kernel at 2e; no vector kernel with SIMD masked. */
 static void expect_copy_properties(const char *who, unsigned disable, struct described *d,
 				   int own_rows)
 {
@@ -57,8 +70,20 @@ static void expect_copy_properties(const char *who, unsigned disable, struct des
 			cr_expect_not(b->band[i].kernel->flags & CP_SIMD, "%s: %s uses vector registers",
 				      who, b->band[i].kernel->name);
 	}
-	for (size_t e = 1; !own_rows && e <= ((size_t)1 << 20); e *= 2) {
+	const struct cp__builtin *row = cp__builtin_find(d->cpu.uarch);
+	cr_assert_eq(own_rows, row && row->ncopy, "%s: own_rows %d, the row has %u copy bands",
+		     who, own_rows, row ? row->ncopy : 0);
+	for (size_t e = 1; e <= ((size_t)1 << 20); e *= 2) {
 		unsigned c = cp__copy_bands_pick(b, e)->flags & CP_NONTEMPORAL;
+		if (own_rows) {
+			const char *name = row->copy[0].kernel;
+			for (unsigned i = 1; i < row->ncopy; i++)
+				if (e >= row->copy[i].from_pages)
+					name = row->copy[i].kernel;
+			cr_expect_eq((int)c, copy_class(name), "%s: %zu pages: copy %s for the row's %s",
+				     who, e, cp__copy_bands_pick(b, e)->name, name);
+			continue;
+		}
 		unsigned k = cp__bands_pick(&s.policy.any, 2 * e)->flags & CP_NONTEMPORAL;
 		cr_expect_eq(c, k, "%s: %zu pages: copy %s, clear at %zu pages %s", who, e,
 			     cp__copy_bands_pick(b, e)->name, 2 * e, cp__bands_pick(&s.policy.any, 2 * e)->name);
@@ -86,8 +111,13 @@ static const struct {
 
 Test(copy_policy, every_described_cpu_and_mask)
 {
+	/* every token of this arch alone, and the combinations that leave each
+	 * class its general-register kernels only (every built-in row under
+	 * every subset of the tokens: tests/test_builtin_rows.c) */
 	static const unsigned masks[] = { 0, CP__F_SIMD, CP__F_AVX2 | CP__F_AVX512,
-					  CP__F_ERMS | CP__F_FSRM };
+					  CP__F_ERMS | CP__F_FSRM, CP__F_AVX512, CP__F_AVX2,
+					  CP__F_ERMS, CP__F_FSRM, CP__F_FSRS, CP__F_CLZERO,
+					  CP__F_COUNTER, CP__F_AVX512 | CP__F_ERMS | CP__F_FSRM };
 	for (size_t c = 0; c < sizeof(cpus) / sizeof(cpus[0]); c++)
 		for (size_t m = 0; m < sizeof(masks) / sizeof(masks[0]); m++) {
 			struct described d = x86(cpus[c].vendor, cpus[c].family, cpus[c].model,
@@ -98,26 +128,84 @@ Test(copy_policy, every_described_cpu_and_mask)
 		}
 }
 
-Test(copy_policy, rows_without_copy_bands_take_counterparts_at_half)
+/* A row without copy bands copies with each clear band's counterpart
+ * (CP_COPY_FOR, else the copy kernel of the same name, else the first of its
+ * class: clzero -> avx2_nt, or movnti without vector registers) from half
+ * the band's extent. The rows are read from cp__builtins; whether the
+ * result copies well: tests/test_builtin_rows.c, on a recorded copy sweep. */
+static const char *counterpart(const char *clear, int simd)
 {
-	struct described spr = x86("GenuineIntel", 6, 0x8f, ERMS | FSRM | AVX2 | Z512, 480);
-	expect_copy_bands("sapphire rapids", &spr.policy.copy,
-			  BANDS({ 0, "avx2" }, { 1, "rep_movsb" }, { MIB_PAGES(32), "avx2_nt" }));
-	struct described z4 = x86("AuthenticAMD", 0x19, 0x11, ERMS | FSRM | AVX2 | CLZ | Z512, 32);
-	expect_copy_bands("zen 4 (clzero: the first non-temporal copy kernel)", &z4.policy.copy,
-			  BANDS({ 0, "avx2" }, { MIB_PAGES(8), "avx2_nt" }));
-	struct described z4g = x86("AuthenticAMD", 0x19, 0x11, ERMS | FSRM | AVX2 | CLZ | Z512, 32);
-	select_for(&z4g, CP__F_SIMD, NULL);
-	expect_copy_bands("zen 4, simd masked", &z4g.policy.copy,
-			  BANDS({ 0, "rep_movsb" }, { MIB_PAGES(8), "movnti" }));
+	static const char *const other[][2] = { { "rep_stosb", "rep_movsb" },
+						{ "rep_stosq", "rep_movsq" },
+						{ "movq", "rep_movsq" } };
+	for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++)
+		if (!strcmp(clear, other[i][0]))
+			return other[i][1];
+	if (!strcmp(clear, "clzero"))
+		return simd ? "avx2_nt" : "movnti";
+	return clear;
 }
 
-Test(copy_policy, zen5_row_has_its_own_copy_bands)
+Test(copy_policy, rows_without_copy_bands_take_counterparts_at_half)
+{
+	unsigned rows = 0;
+	for (size_t c = 0; c < sizeof(cpus) / sizeof(cpus[0]); c++)
+		for (int simd = 1; simd >= 0; simd--) {
+			struct described d = x86(cpus[c].vendor, cpus[c].family, cpus[c].model,
+						 cpus[c].features, cpus[c].llc_mib);
+			const struct cp__builtin *row = cp__builtin_find(d.cpu.uarch);
+			if (!row || row->ncopy)
+				continue;
+			if (!simd)
+				select_for(&d, CP__F_SIMD, NULL);
+			rows++;
+			/* equal neighbours merged, a band halved onto its
+			 * predecessor's start replacing it */
+			struct want_band want[CP__MAX_BANDS];
+			unsigned n = 0;
+			for (unsigned i = 0; i < cp__bands_count(&d.policy.any); i++) {
+				struct want_band w = { d.policy.any.band[i].from_pages / 2,
+						       counterpart(d.policy.any.band[i].kernel->name, simd) };
+				if (n && w.from_pages <= want[n - 1].from_pages)
+					n--;
+				if (!n || strcmp(w.kernel, want[n - 1].kernel))
+					want[n++] = w;
+			}
+			char who[64];
+			snprintf(who, sizeof(who), "%s%s", cpus[c].who, simd ? "" : ", simd masked");
+			expect_copy_bands(who, &d.policy.copy, want, n);
+			if (simd)   /* the clear bands are the row's */
+				for (unsigned i = 0; i < row->nbands; i++)
+					cr_expect_str_eq(cp__bands_pick(&d.policy.any, row->bands[i].from_pages)->name,
+							 row->bands[i].kernel, "%s band %u", who, i);
+		}
+	cr_expect_geq(rows, 6, "%u rows without copy bands", rows);
+}
+
+/* A row's copy bands are applied as they stand (read from the row: what
+ * they should be is Zen 5's record, tests/test_builtin_rows.c), and
+ * CLEARPAGES_DISABLE=avx512 keeps the small copies temporal: the next
+ * temporal copy kernel of the ranking (copy_kernels.def), avx2, never
+ * avx2_nt. */
+Test(copy_policy, a_rows_copy_bands_and_their_mask)
 {
 	struct described z5 = x86("AuthenticAMD", 0x1a, 0x02, ERMS | FSRM | AVX2 | CLZ | Z512 | CTR, 32);
-	cr_assert_str_eq(z5.source, "builtin:amd-zen5");
-	expect_copy_bands("zen 5", &z5.policy.copy,
-			  BANDS({ 0, "avx512" }, { 8, "rep_movsb" }));
+	const struct cp__builtin *row = cp__builtin_find(z5.cpu.uarch);
+	cr_assert(row && row->ncopy >= 2, "%s: no copy bands", z5.cpu.uarch);
+	cr_assert_str_eq(row->copy[0].kernel, "avx512", "the Zen 5 copy row no longer starts with avx512");
+	char want[64];
+	snprintf(want, sizeof(want), "builtin:%s", row->uarch);
+	cr_assert_str_eq(z5.source, want);
+	for (unsigned i = 0; i < row->ncopy; i++)
+		cr_expect_str_eq(cp__copy_bands_pick(&z5.policy.copy, row->copy[i].from_pages)->name,
+				 row->copy[i].kernel, "copy band %u", i);
+	select_for(&z5, CP__F_AVX512, NULL);
+	for (size_t e = 1; e < row->copy[1].from_pages; e++) {
+		const char *got = cp__copy_bands_pick(&z5.policy.copy, e)->name;
+		cr_expect_str_eq(got, "avx2", "avx512 masked, %zu pages: %s", e, got);
+	}
+	cr_expect_str_eq(cp__copy_bands_pick(&z5.policy.copy, row->copy[1].from_pages)->name,
+			 row->copy[1].kernel);
 }
 
 /* CLEARPAGES_KERNEL names a clear kernel: the copy bands stay; an NT

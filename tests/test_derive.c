@@ -4,7 +4,7 @@
  * synthetic tables: no timing, so the bands asserted here are exact.
  * derive.c is compiled into this suite by the include below.
  */
-#include "testutil.h"
+#include "select_util.h"
 #include "../bench/derive.c"
 
 #define KIB(n) ((size_t)(n) << 10)
@@ -581,6 +581,16 @@ Test(derive_discard, intel_vm_table_gives_the_generic_4m)
 	cr_assert_eq(dres.fail_at, 0);
 	cr_assert_eq(dres.fail_rule, 1, "2M fails by the call alone");
 	cr_assert_eq(dres.fail_backing, DERIVE_SMALL_PAGES);
+#if defined(__x86_64__)
+	/* the generic rule's threshold is this table's (select.c): a CPU no
+	 * row was measured on, this VM as detection describes it */
+	struct described vm = x86_caches("GenuineIntel", 6, 0xa7, CP__F_ERMS | CP__F_FSRM |
+					 CP__F_AVX2 | CP__F_AVX512 | CP__F_COUNTER, 2048, 480);
+	cr_assert_str_eq(vm.source, "generic");
+	cr_expect_eq(vm.policy.discard_from_pages * CP_PAGE_SIZE, dres.from_pages * DERIVE_PAGE,
+		     "generic discard from %zu pages, the table's %zu", vm.policy.discard_from_pages,
+		     (size_t)dres.from_pages);
+#endif
 	/* 4 KiB pages written afterwards lose 3-4x: with the write rule there too, never */
 	din.write_backings |= 1u << DERIVE_SMALL_PAGES;
 	discard_ok();
@@ -597,10 +607,10 @@ Test(derive_discard, intel_vm_table_gives_the_generic_4m)
 Test(derive_discard, amd_tables_never_discard)
 {
 	static const struct {
-		const char *file;
+		const char *file, *uarch;
 		double small_call, thp_write;   /* every extent's ratios above these */
-	} hosts[] = { { "amd-zen4-tune-discard.csv", 2, 1.3 },
-		      { "amd-zen3-tune-discard.csv", 2, 1.05 } };
+	} hosts[] = { { "amd-zen4-tune-discard.csv", "amd-zen4", 2, 1.3 },
+		      { "amd-zen3-tune-discard.csv", "amd-zen3", 2, 1.05 } };
 	for (size_t h = 0; h < sizeof(hosts) / sizeof(hosts[0]); h++) {
 		discard_reset();
 		load_discard(hosts[h].file);
@@ -622,6 +632,12 @@ Test(derive_discard, amd_tables_never_discard)
 		discard_ok();
 		cr_assert_eq(dres.from_pages, DERIVE_DISCARD_NONE, "%s", hosts[h].file);
 		cr_assert_eq(dres.fail_rule, 2, "%s", hosts[h].file);
+		/* and the built-in row of that host says never */
+		const struct cp__builtin *row = cp__builtin_find(hosts[h].uarch);
+		cr_assert_not_null(row, "%s", hosts[h].uarch);
+		cr_expect_eq(row->discard_from_pages, CP__BAND_UNUSED,
+			     "%s: the row discards from %zu pages, its table says never",
+			     hosts[h].uarch, row->discard_from_pages);
 	}
 }
 

@@ -9,44 +9,56 @@
 #include "select_util.h"
 
 #if defined(__x86_64__)
-/* The whole policy of a described CPU: its source, three band lists, the split. */
-static void expect_policy(const char *who, const struct described *d, const char *source,
-			  const struct want_band *any, unsigned nany,
-			  const struct want_band *hot, unsigned nhot,
-			  const struct want_band *cold, unsigned ncold, size_t share_pages)
-{
-	cr_expect_str_eq(d->source, source, "%s", who);
-	assert_bands(who, "any", &d->policy.any, any, nany);
-	assert_bands(who, "hot", &d->policy.hot, hot, nhot);
-	assert_bands(who, "cold", &d->policy.cold, cold, ncold);
-	cr_expect_eq(d->policy.parallel_min_share_pages, share_pages, "%s: parallel share", who);
-}
-
 enum { ERMS = CP__F_ERMS, FSRM = CP__F_FSRM, AVX2 = CP__F_AVX2, CLZ = CP__F_CLZERO,
        Z512 = CP__F_AVX512 };
 
-Test(select, sapphire_rapids)
+/* A built-in row is applied as it stands (each row on its described CPU,
+ * and held to its host's recorded tables: tests/test_builtin_rows.c). Under
+ * CLEARPAGES_DISABLE a band whose kernel is masked takes the generic choice
+ * of its class: the first kernel of that class in cp_kernels()'s ranking
+ * (arch/x86_64/kernels.def), zmm kernels skipped where the CPU splits 512-bit
+ * stores (AMD). The row's boundaries are read from the row; the names below
+ * follow from the ranking alone. */
+Test(select, a_masked_rows_kernel_takes_the_first_of_its_class)
 {
-	struct described d = x86("GenuineIntel", 6, 0x8f, ERMS | FSRM | AVX2 | Z512, 480);
-	expect_policy("spr", &d, "builtin:intel-sapphire-rapids",
-		      BANDS({ 0, "avx2" }, { 2, "rep_stosb" }, { MIB_PAGES(64), "avx2_nt" }),
-		      BANDS({ 0, "avx2" }, { 2, "rep_stosb" }), BANDS({ 0, "avx2_nt" }), MIB_PAGES(4));
-}
-
-Test(select, emerald_rapids)
-{
-	struct described d = x86("GenuineIntel", 6, 0xcf, ERMS | FSRM | AVX2 | Z512, 300);
-	expect_policy("emr", &d, "builtin:intel-emerald-rapids",
-		      BANDS({ 0, "avx512" }, { 8, "rep_stosb" }, { MIB_PAGES(32), "avx2_nt" }),
-		      BANDS({ 0, "avx512" }, { 8, "rep_stosb" }), BANDS({ 0, "avx2_nt" }), MIB_PAGES(4));
-	/* CLEARPAGES_DISABLE=avx512: the row falls back to the generic temporal choice */
-	select_for(&d, Z512, NULL);
-	assert_bands("emr -avx512", "any", &d.policy.any,
-		     BANDS({ 0, "avx2" }, { 8, "rep_stosb" }, { MIB_PAGES(32), "avx2_nt" }));
-	/* and =avx2 too: sse2 and movnti are all that is left of the vector kernels */
-	select_for(&d, Z512 | AVX2, NULL);
-	assert_bands("emr -avx512,avx2", "any", &d.policy.any,
-		     BANDS({ 0, "rep_stosb" }, { MIB_PAGES(32), "movnti" }));
+	static const struct {
+		const char *who, *vendor;
+		unsigned family, model, features, mask;
+		size_t llc_mib;
+		const char *uarch;
+		const char *want[3];     /* per row band; NULL: the row's own */
+	} cases[] = {
+		{ "emr -avx512", "GenuineIntel", 6, 0xcf, ERMS | FSRM | AVX2 | Z512, Z512, 300,
+		  "intel-emerald-rapids", { "avx2", NULL, NULL } },
+		/* sse2 and movnti are all that is left of the vector kernels, and
+		 * rep stosb ranks first of the temporal ones */
+		{ "emr -avx512,avx2", "GenuineIntel", 6, 0xcf, ERMS | FSRM | AVX2 | Z512, Z512 | AVX2,
+		  300, "intel-emerald-rapids", { "rep_stosb", NULL, "movnti" } },
+		{ "spr -avx2", "GenuineIntel", 6, 0x8f, ERMS | FSRM | AVX2 | Z512, AVX2, 480,
+		  "intel-sapphire-rapids", { "avx512", NULL, "avx512_nt" } },
+		/* AMD: the zmm kernel is skipped for the next temporal one */
+		{ "zen4 -avx2", "AuthenticAMD", 0x19, 0x11, ERMS | FSRM | AVX2 | CLZ | Z512, AVX2, 32,
+		  "amd-zen4", { "rep_stosb", NULL } },
+		{ "zen4 -clzero", "AuthenticAMD", 0x19, 0x11, ERMS | FSRM | AVX2 | CLZ | Z512, CLZ, 32,
+		  "amd-zen4", { NULL, "avx2_nt" } },
+	};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct described d = x86(cases[c].vendor, cases[c].family, cases[c].model,
+					 cases[c].features, cases[c].llc_mib);
+		const struct cp__builtin *b = cp__builtin_find(cases[c].uarch);
+		cr_assert_not_null(b, "%s", cases[c].uarch);
+		cr_assert_leq(b->nbands, 3, "%s: a row of %u bands; extend the cases", b->uarch,
+			      b->nbands);
+		select_for(&d, cases[c].mask, NULL);
+		cr_expect_str_eq(d.source + strlen("builtin:"), b->uarch, "%s", cases[c].who);
+		for (unsigned j = 0; j < b->nbands; j++) {
+			const char *want = cases[c].want[j] ? cases[c].want[j] : b->bands[j].kernel;
+			const struct cp_kernel *got = cp__bands_pick(&d.policy.any, b->bands[j].from_pages);
+			cr_expect_str_eq(got->name, want, "%s: the row's band %u (%s from %zu pages): "
+					 "%s, want %s", cases[c].who, j, b->bands[j].kernel,
+					 b->bands[j].from_pages, got->name, want);
+		}
+	}
 }
 
 /* CLEARPAGES_DISABLE=erms,fsrm masks what selection reads: no band of any
@@ -78,25 +90,16 @@ Test(select, disable_erms_fsrm_moves_the_policy_off_rep_stosb)
 		cr_expect_eq(cp__policy_nt_from(&d.policy), nt_from, "%s: the crossover moved",
 			     hosts[h].who);
 	}
-	/* the exact bands on Emerald Rapids: the string row takes the generic
-	 * temporal choice (zmm stores), so it merges with the first */
+	/* on Emerald Rapids the string row takes the generic temporal choice,
+	 * the row's first kernel (zmm stores), so the two merge */
 	struct described emr = x86("GenuineIntel", 6, 0xcf, ERMS | FSRM | AVX2 | Z512, 300);
+	const struct cp__builtin *row = cp__builtin_find("intel-emerald-rapids");
+	cr_assert(row && row->nbands == 3 && !strcmp(row->bands[1].kernel, "rep_stosb"),
+		  "the Emerald Rapids row is no longer zmm, rep stosb, non-temporal");
 	select_for(&emr, mask, NULL);
 	assert_bands("emr -erms,fsrm", "any", &emr.policy.any,
-		     BANDS({ 0, "avx512" }, { MIB_PAGES(32), "avx2_nt" }));
-}
-
-Test(select, amd_zen4_and_zen3)
-{
-	/* no split below 16 MiB: shares of 8 MiB */
-	struct described z4 = x86("AuthenticAMD", 0x19, 0x11, ERMS | FSRM | AVX2 | CLZ | Z512, 32);
-	expect_policy("zen4", &z4, "builtin:amd-zen4",
-		      BANDS({ 0, "avx2" }, { MIB_PAGES(16), "clzero" }),
-		      BANDS({ 0, "avx2" }), BANDS({ 0, "clzero" }), MIB_PAGES(8));
-	struct described z3 = x86("AuthenticAMD", 0x19, 0x01, ERMS | FSRM | AVX2 | CLZ, 32);
-	expect_policy("zen3", &z3, "builtin:amd-zen3",
-		      BANDS({ 0, "avx2" }, { MIB_PAGES(16), "avx2_nt" }),
-		      BANDS({ 0, "avx2" }), BANDS({ 0, "avx2_nt" }), MIB_PAGES(8));
+		     BANDS({ 0, row->bands[0].kernel },
+			   { row->bands[2].from_pages, row->bands[2].kernel }));
 }
 
 Test(select, unknown_cpus_get_the_generic_rule)
@@ -150,17 +153,26 @@ Test(select, a_profile_for_another_cpu_is_never_selected)
 	cr_expect_not_null(cp__builtin_find("amd-zen4"));
 }
 
+/* CLEARPAGES_NT_THRESHOLD: the hot bands below it, the cold ones from it;
+ * CLEARPAGES_KERNEL: that kernel everywhere. Emerald Rapids' row (read from
+ * the row: zmm stores, rep stosb, non-temporal) with the threshold inside
+ * its rep stosb band. */
 Test(select, overrides_apply_to_bands)
 {
 	struct described d = x86("GenuineIntel", 6, 0xcf, ERMS | FSRM | AVX2 | Z512, 300);
+	const struct cp__builtin *row = cp__builtin_find(d.cpu.uarch);
+	cr_assert(row && row->nbands == 3 && row->bands[1].from_pages < 256 &&
+		  row->bands[2].from_pages > 256, "the Emerald Rapids row moved: pick another threshold");
+	const struct cp__bands hot = d.policy.hot, cold = d.policy.cold;
 	struct cp__select_in in = { &d.cpu, &d.usable, NULL, 1, 256, NULL, NULL };   /* 1 MiB */
 	cp__select(&in, &d.policy);
 	assert_bands("emr nt=1M", "any", &d.policy.any,
-		     BANDS({ 0, "avx512" }, { 8, "rep_stosb" }, { 256, "avx2_nt" }));
+		     BANDS({ 0, row->bands[0].kernel }, { row->bands[1].from_pages, row->bands[1].kernel },
+			   { 256, cp__bands_pick(&cold, 256)->name }));
 	in.nt_threshold_pages = 0;
 	cp__select(&in, &d.policy);
-	assert_bands("emr nt=0", "any", &d.policy.any, BANDS({ 0, "avx2_nt" }));
-	assert_bands("emr nt=0", "hot", &d.policy.hot, BANDS({ 0, "avx512" }, { 8, "rep_stosb" }));
+	assert_bands("emr nt=0", "any", &d.policy.any, BANDS({ 0, cp__bands_pick(&cold, 1)->name }));
+	cr_expect(cp__bands_eq(&d.policy.hot, &hot), "emr nt=0: the hot bands moved");
 	in.has_nt_threshold = 0;
 	in.forced = cp__list_find(&d.usable, "movq");
 	cp__select(&in, &d.policy);
