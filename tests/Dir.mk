@@ -6,7 +6,7 @@ CRIT_LIBS   ?= -lcriterion
 TEST_SRCS := $(wildcard tests/test_*.c) $(wildcard tests/$(ARCH)_*.c)
 TEST_BIN  := $(BUILD)/tests/cp_tests
 
-$(TEST_BIN): $(TEST_SRCS) tests/testutil.h tests/every_kernel.h tests/copy_pattern.h tests/zero_mem.h tests/guard.h tests/nosimd.h tests/profile_files.h tests/select_util.h tests/uring_min.h bench/derive.c bench/derive.h bench/stats.c bench/stats.h \
+$(TEST_BIN): $(TEST_SRCS) tests/testutil.h tests/every_kernel.h tests/copy_pattern.h tests/zero_mem.h tests/guard.h tests/nosimd.h tests/profile_files.h tests/select_util.h tests/recorded_table.h tests/uring_min.h bench/derive.c bench/derive.h bench/stats.c bench/stats.h \
             $(LIB_A) | $(BUILD)/tests
 	$(CC) $(CP_CFLAGS) $(CFLAGS) -fvisibility=default $(CRIT_CFLAGS) -Itests \
 	    -o $@ $(TEST_SRCS) $(LIB_A) $(CRIT_LIBS) -lpthread -lm

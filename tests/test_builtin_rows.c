@@ -22,7 +22,7 @@
  * Pure: every CPU is described, so it runs on any host.
  */
 #include "select_util.h"
-#include <math.h>
+#include "recorded_table.h"
 
 /* A check that fails the test and says why, the first MAX_SAID times. */
 struct tally {
@@ -519,53 +519,6 @@ Test(builtin_rows, zen5_copy_row_masked)
 #define TIE 0.06
 #define LEAD (TIE * M_SQRT2)
 
-#define MAX_ROWS 32
-#define MAX_COLS 16
-struct table {
-	unsigned rows, cols;
-	size_t bytes[MAX_ROWS];
-	char kernel[MAX_COLS][16];
-	double gbs[MAX_ROWS][MAX_COLS];        /* 0: not measured */
-	char name[64];
-};
-
-/* A recorded sweep (tests/data/NAME: extent,bytes,contender,median_gbs, or
- * with a leading target column): the rows of `target` (NULL: the file has
- * none) whose contender is a kernel of the table `is_kernel` knows. */
-static void table_load(struct table *t, const char *name, const char *target,
-		       int (*is_kernel)(const char *))
-{
-	char path[128], line[256];
-	snprintf(path, sizeof(path), "tests/data/%s", name);
-	FILE *f = fopen(path, "r");
-	cr_assert(f, "%s: cannot open (run from the repository root)", path);
-	memset(t, 0, sizeof(*t));
-	snprintf(t->name, sizeof(t->name), "%s%s%s", name, target ? " " : "", target ? target : "");
-	cr_assert(fgets(line, sizeof(line), f), "%s: empty", path);
-	while (fgets(line, sizeof(line), f)) {
-		char tg[16] = "", col[16];
-		size_t bytes;
-		double g;
-		int ok = target ? sscanf(line, "%15[^,],%*[^,],%zu,%15[^,],%lf", tg, &bytes, col, &g) == 4
-				: sscanf(line, "%*[^,],%zu,%15[^,],%lf", &bytes, col, &g) == 3;
-		if (!ok || (target && strcmp(tg, target)) || !is_kernel(col))
-			continue;
-		unsigned r = 0, c = 0;
-		while (r < t->rows && t->bytes[r] != bytes)
-			r++;
-		while (c < t->cols && strcmp(t->kernel[c], col))
-			c++;
-		cr_assert(r < MAX_ROWS && c < MAX_COLS, "%s: too many rows or kernels", path);
-		if (r == t->rows)
-			t->bytes[t->rows++] = bytes;
-		if (c == t->cols)
-			strcpy(t->kernel[t->cols++], col);
-		t->gbs[r][c] = g;
-	}
-	fclose(f);
-	cr_assert_gt(t->rows, 0, "%s: no rows", t->name);
-}
-
 static int is_clear_kernel(const char *name)
 {
 	return clear_desc(name) != NULL;
@@ -576,17 +529,6 @@ static int is_copy_kernel(const char *name)
 	return copy_desc(name) != NULL;
 }
 
-/* A kernel's share of row r's fastest; -1 where it was not measured. */
-static double ratio(const struct table *t, unsigned r, const char *kernel)
-{
-	double best = 0, k = -1;
-	for (unsigned c = 0; c < t->cols; c++) {
-		best = fmax(best, t->gbs[r][c]);
-		if (!strcmp(t->kernel[c], kernel) && t->gbs[r][c] > 0)
-			k = t->gbs[r][c];
-	}
-	return k < 0 || best <= 0 ? -1 : k / best;
-}
 
 /* Bands as names and starts, clear or copy alike. */
 struct named_bands {

@@ -25,27 +25,17 @@
  * CP_POLICY_TABLE=1 prints each host's ratios as Markdown (the docs' table).
  */
 #include "select_util.h"
-#include <math.h>
+#include "recorded_table.h"
 
 #if defined(__x86_64__)
 enum { ERMS = CP__F_ERMS, FSRM = CP__F_FSRM, AVX2 = CP__F_AVX2, CLZ = CP__F_CLZERO,
        Z512 = CP__F_AVX512, CTR = CP__F_COUNTER };
 
-#define MAX_ROWS 24
-#define MAX_COLS 16
 #define FROM_BYTES ((size_t)4 << 10)      /* cold and use are scored from here */
 #define TIE 0.05      /* below the best one kernel for both */
 
-/* One recorded table: kernels only (auto, memset, ... are the library's or
- * libc's own rows, not candidates). */
-struct table {
-	unsigned rows, cols;
-	size_t bytes[MAX_ROWS];
-	char extent[MAX_ROWS][8];
-	char kernel[MAX_COLS][16];
-	double gbs[MAX_ROWS][MAX_COLS];        /* 0: not measured */
-};
-
+/* A recorded table's kernels (auto, memset, ... are the library's or libc's
+ * own rows, not candidates). */
 static int is_kernel_column(const char *c)
 {
 	static const char *const not_kernels[] = { "auto", "auto_page", "cold_call", "memset",
@@ -54,51 +44,6 @@ static int is_kernel_column(const char *c)
 		if (!strcmp(c, not_kernels[i]))
 			return 0;
 	return 1;
-}
-
-static void table_load(struct table *t, const char *name)
-{
-	char path[128], line[256];
-	snprintf(path, sizeof(path), "tests/data/%s", name);
-	FILE *f = fopen(path, "r");
-	cr_assert(f, "%s: cannot open (run from the repository root)", path);
-	memset(t, 0, sizeof(*t));
-	cr_assert(fgets(line, sizeof(line), f), "%s: empty", path);
-	while (fgets(line, sizeof(line), f)) {
-		char ext[8], col[16];
-		size_t bytes;
-		double g;
-		if (sscanf(line, "%7[^,],%zu,%15[^,],%lf", ext, &bytes, col, &g) != 4 ||
-		    !is_kernel_column(col))
-			continue;
-		unsigned r = 0, c = 0;
-		while (r < t->rows && t->bytes[r] != bytes)
-			r++;
-		while (c < t->cols && strcmp(t->kernel[c], col))
-			c++;
-		cr_assert(r < MAX_ROWS && c < MAX_COLS, "%s: too many rows or kernels", path);
-		if (r == t->rows) {
-			t->bytes[t->rows] = bytes;
-			strcpy(t->extent[t->rows++], ext);
-		}
-		if (c == t->cols)
-			strcpy(t->kernel[t->cols++], col);
-		t->gbs[r][c] = g;
-	}
-	fclose(f);
-	cr_assert_gt(t->rows, 0, "%s: no rows", path);
-}
-
-/* A kernel's share of the row's fastest; -1 where it was not measured. */
-static double ratio(const struct table *t, unsigned r, const char *kernel)
-{
-	double best = 0, k = -1;
-	for (unsigned c = 0; c < t->cols; c++) {
-		best = fmax(best, t->gbs[r][c]);
-		if (!strcmp(t->kernel[c], kernel) && t->gbs[r][c] > 0)
-			k = t->gbs[r][c];
-	}
-	return k < 0 ? -1 : k / best;
 }
 
 /* The best any one kernel does on cold and use at once, at row r. */
@@ -170,13 +115,13 @@ static void load_host(const struct host *h, struct table *hot, struct table *col
 {
 	char name[96];
 	snprintf(name, sizeof(name), "%s-hot.csv", h->tables);
-	table_load(hot, name);
+	table_load(hot, name, NULL, is_kernel_column);
 	if (h->hot_only)
 		return;
 	snprintf(name, sizeof(name), "%s-cold.csv", h->tables);
-	table_load(cold, name);
+	table_load(cold, name, NULL, is_kernel_column);
 	snprintf(name, sizeof(name), "%s-use.csv", h->tables);
-	table_load(use, name);
+	table_load(use, name, NULL, is_kernel_column);
 	cr_assert_eq(cold->rows, use->rows, "%s: cold and use differ in extents", h->name);
 	for (unsigned r = 0; r < cold->rows; r++)
 		cr_assert_eq(cold->bytes[r], use->bytes[r], "%s: cold and use differ", h->name);
