@@ -45,14 +45,19 @@ static inline void feature_names(unsigned features, char *buf, size_t size)
 				 buf[0] ? "," : "", feature_tokens[i].token);
 }
 
-static inline const char *pref_names(unsigned prefs)
+/* The preference bits' names, comma-separated, into buf. */
+static inline const char *pref_names(unsigned prefs, char *buf, size_t size)
 {
-	switch (prefs & (CP__P_STRING_MID | CP__P_NO_AVX512)) {
-	case CP__P_STRING_MID: return "string_mid";
-	case CP__P_NO_AVX512: return "no_avx512";
-	case CP__P_STRING_MID | CP__P_NO_AVX512: return "string_mid,no_avx512";
-	default: return "none";
-	}
+	static const struct { unsigned bit; const char *name; } names[] = {
+		{ CP__P_STRING_MID, "string_mid" }, { CP__P_NO_AVX512, "no_avx512" },
+		{ CP__P_SHORT_UNCACHED_NT, "short_uncached_nt" },
+	};
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (prefs & names[i].bit)
+			snprintf(buf + strlen(buf), size - strlen(buf), "%s%s",
+				 buf[0] ? "," : "", names[i].name);
+	return buf[0] ? buf : "none";
 }
 
 /* What detection finds here, against the row's features, uarch and signature
@@ -60,7 +65,7 @@ static inline const char *pref_names(unsigned prefs)
 static void check_cpu_identity(const char *features, const char *uarch, const char *signature)
 {
 	struct cp__cpu cpu;
-	char got[128], sig[48], why[320];
+	char got[128], sig[48], why[320], prefs_buf[64];
 
 	current_check = "cpu identity";
 	cp__cpu_detect(&cpu);
@@ -68,7 +73,7 @@ static void check_cpu_identity(const char *features, const char *uarch, const ch
 	snprintf(sig, sizeof(sig), "%u/%u/%u", cpu.family, cpu.model_id, cpu.stepping);
 	printf("cpu: %s family/model/stepping %s uarch %s features %s prefs %s\n", cpu.vendor,
 	       sig, cpu.uarch[0] ? cpu.uarch : "(unknown)", got[0] ? got : "(none)",
-	       pref_names(cpu.prefs));
+	       pref_names(cpu.prefs, prefs_buf, sizeof(prefs_buf)));
 	if (features) {
 		int same = 1;
 		for (size_t i = 0; i < NFEATURE_TOKENS; i++) {
@@ -99,7 +104,8 @@ static void check_described_cpus(void)
 {
 #if defined(__x86_64__)
 	enum { E = CP__F_ERMS, S = CP__F_FSRM, A2 = CP__F_AVX2, A5 = CP__F_AVX512, CZ = CP__F_CLZERO };
-	enum { MID = CP__P_STRING_MID, NO512 = CP__P_NO_AVX512 };
+	enum { MID = CP__P_STRING_MID, NO512 = CP__P_NO_AVX512,
+	       F19 = CP__P_NO_AVX512 | CP__P_SHORT_UNCACHED_NT };   /* AMD family 0x19 */
 	static const struct {
 		const char *vendor;
 		unsigned family, model, features;
@@ -123,16 +129,16 @@ static void check_described_cpus(void)
 		{ "AuthenticAMD", 0x17, 0x50, A2, "amd-zen1", NO512 },
 		{ "AuthenticAMD", 0x17, 0x71, A2, "amd-zen2", NO512 },
 		{ "AuthenticAMD", 0x17, 0x8f, A2, "", NO512 },
-		{ "AuthenticAMD", 0x19, 0x01, E | S | A2 | CZ, "amd-zen3", NO512 }, /* Milan */
-		{ "AuthenticAMD", 0x19, 0x0f, E | A2, "amd-zen3", NO512 },
-		{ "AuthenticAMD", 0x19, 0x10, E | A2, "amd-zen4", NO512 },
-		{ "AuthenticAMD", 0x19, 0x11, E | S | A2 | A5 | CZ, "amd-zen4", NO512 }, /* Genoa */
-		{ "AuthenticAMD", 0x19, 0x1f, E | A2, "amd-zen4", NO512 },
-		{ "AuthenticAMD", 0x19, 0x20, E | A2, "amd-zen3", NO512 },
-		{ "AuthenticAMD", 0x19, 0x5f, E | A2, "amd-zen3", NO512 },
-		{ "AuthenticAMD", 0x19, 0x61, E | S | A2 | A5, "amd-zen4", NO512 }, /* Raphael */
-		{ "AuthenticAMD", 0x19, 0xa0, E | S | A2 | A5, "amd-zen4", NO512 }, /* Bergamo */
-		{ "AuthenticAMD", 0x19, 0xb0, E | A2, "", NO512 },
+		{ "AuthenticAMD", 0x19, 0x01, E | S | A2 | CZ, "amd-zen3", F19 }, /* Milan */
+		{ "AuthenticAMD", 0x19, 0x0f, E | A2, "amd-zen3", F19 },
+		{ "AuthenticAMD", 0x19, 0x10, E | A2, "amd-zen4", F19 },
+		{ "AuthenticAMD", 0x19, 0x11, E | S | A2 | A5 | CZ, "amd-zen4", F19 }, /* Genoa */
+		{ "AuthenticAMD", 0x19, 0x1f, E | A2, "amd-zen4", F19 },
+		{ "AuthenticAMD", 0x19, 0x20, E | A2, "amd-zen3", F19 },
+		{ "AuthenticAMD", 0x19, 0x5f, E | A2, "amd-zen3", F19 },
+		{ "AuthenticAMD", 0x19, 0x61, E | S | A2 | A5, "amd-zen4", F19 }, /* Raphael */
+		{ "AuthenticAMD", 0x19, 0xa0, E | S | A2 | A5, "amd-zen4", F19 }, /* Bergamo */
+		{ "AuthenticAMD", 0x19, 0xb0, E | A2, "", F19 },
 		{ "AuthenticAMD", 0x1a, 0x02, E | S | A2 | A5, "amd-zen5", NO512 }, /* Turin */
 		{ "AuthenticAMD", 0x1a, 0x44, E | S | A2 | A5, "amd-zen5", NO512 },
 		{ "AuthenticAMD", 0x1a, 0x30, E | A2, "", NO512 },
@@ -141,7 +147,7 @@ static void check_described_cpus(void)
 		{ "CentaurHauls", 6, 0x0f, E, "", 0 },
 	};
 	size_t n = sizeof(cpus) / sizeof(cpus[0]), wrong = 0;
-	char why[96];
+	char why[96], got[64], want[64];
 	current_check = "described CPUs";
 	for (size_t i = 0; i < n; i++) {
 		struct cp__cpu cpu;
@@ -155,8 +161,8 @@ static void check_described_cpus(void)
 		if (strcmp(cpu.uarch, cpus[i].uarch) || cpu.prefs != cpus[i].prefs) {
 			printf("      %s family 0x%x model 0x%x: uarch \"%s\" prefs %s, "
 			       "expected \"%s\" prefs %s\n", cpus[i].vendor, cpus[i].family,
-			       cpus[i].model, cpu.uarch, pref_names(cpu.prefs), cpus[i].uarch,
-			       pref_names(cpus[i].prefs));
+			       cpus[i].model, cpu.uarch, pref_names(cpu.prefs, got, sizeof(got)),
+			       cpus[i].uarch, pref_names(cpus[i].prefs, want, sizeof(want)));
 			wrong++;
 		}
 	}
