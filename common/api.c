@@ -384,15 +384,6 @@ static size_t copy_nt_from_pages(const struct cp__copy_bands *b)
 	return CP__BAND_UNUSED;
 }
 
-static size_t uncached_nt_from_pages(const struct cp__bands *b)
-{
-	unsigned n = cp__bands_count(b);
-	for (unsigned i = 0; i < n; i++)
-		if (cp__is_nt(b->band[i].kernel))
-			return b->band[i].from_pages;
-	return CP__BAND_UNUSED;
-}
-
 int cp_policy_info(struct cp_policy_info *info)
 {
 	const struct cp__state *s = cp__state();    /* first, whatever the arguments */
@@ -411,7 +402,7 @@ int cp_policy_info(struct cp_policy_info *info)
 		.parallel_min_share = CP_POLICY_NEVER,
 #endif
 		.nt_from = policy_bytes(cp__policy_nt_from(p)),
-		.uncached_nt_from = policy_bytes(uncached_nt_from_pages(&p->uncached)),
+		.uncached_nt_from = policy_bytes(cp__bands_nt_from(&p->uncached)),
 		.estimate_from = policy_bytes(p->cached_min_mbps ? p->estimate_from_pages
 								 : CP__BAND_UNUSED),
 		.copy_nt_from = policy_bytes(copy_nt_from_pages(&p->copy)),

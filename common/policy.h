@@ -100,14 +100,20 @@ static inline unsigned cp__bands_count(const struct cp__bands *b)
 	return n;
 }
 
-/* Where cp_clear_pages first goes non-temporal; CP__BAND_UNUSED: never. */
+/* Where a band list first goes non-temporal; CP__BAND_UNUSED: never. */
+static inline size_t cp__bands_nt_from(const struct cp__bands *b)
+{
+	unsigned n = cp__bands_count(b);
+	for (unsigned i = 0; i < n; i++)
+		if (b->band[i].kernel->flags & CP_NONTEMPORAL)
+			return b->band[i].from_pages;
+	return CP__BAND_UNUSED;
+}
+
+/* Where cp_clear_pages first goes non-temporal on cached memory. */
 static inline size_t cp__policy_nt_from(const struct cp__policy *p)
 {
-	unsigned n = cp__bands_count(&p->any);
-	for (unsigned i = 0; i < n; i++)
-		if (p->any.band[i].kernel->flags & CP_NONTEMPORAL)
-			return p->any.band[i].from_pages;
-	return CP__BAND_UNUSED;
+	return cp__bands_nt_from(&p->any);
 }
 
 /* Two policies hold the same choices. Field by field, never memcmp: the

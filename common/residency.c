@@ -222,10 +222,12 @@ void cp__copy_in_calls(const struct cp_copy_kernel *k, void *dst, const void *sr
 
 int cp__plan_run(const struct cp__plan *pl, void *addr, size_t npages)
 {
-	if (!pl->uncached || !cp__counter_readable()) {   /* untimed: the extent's choice */
-		cp__clear_by(pl->untimed_cached || pl->reused || !pl->uncached ? pl->kernel
-									  : pl->uncached,
-			     addr, npages);
+	if (!pl->uncached) {
+		cp__clear_by(pl->kernel, addr, npages);
+		return 1;
+	}
+	if (!cp__counter_readable()) {   /* PR_SET_TSC on this thread: the extent's choice */
+		cp__clear_by(pl->untimed_cached || pl->reused ? pl->kernel : pl->uncached, addr, npages);
 		return 1;
 	}
 	char *p = addr;

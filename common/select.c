@@ -70,6 +70,13 @@ static int is_nt(const struct cp_kernel *k)
 	return (k->flags & CP_NONTEMPORAL) != 0;
 }
 
+/* A zmm kernel on a CPU that prefers none (CP__P_NO_AVX512). */
+static int zmm_unwanted(const struct cp__select_in *in, const struct cp_kernel *k)
+{
+	const struct cp__kernel_desc *d = cp__kernel_desc_of(k);
+	return (in->cpu->prefs & CP__P_NO_AVX512) && d && (d->needs & CP__F_AVX512);
+}
+
 /* The generic choice of a class: the first usable kernel of it, skipping
  * zmm kernels where the CPU prefers none. Every arch has a baseline kernel
  * of each class, so the list always holds one. */
@@ -82,10 +89,8 @@ static const struct cp_kernel *generic_pick(const struct cp__select_in *in, int 
 			continue;
 		if (!first)
 			first = k;
-		const struct cp__kernel_desc *d = cp__kernel_desc_of(k);
-		if ((in->cpu->prefs & CP__P_NO_AVX512) && d && (d->needs & CP__F_AVX512))
-			continue;
-		return k;
+		if (!zmm_unwanted(in, k))
+			return k;
 	}
 	return first ? first : in->usable->k[0];
 }
@@ -96,9 +101,7 @@ static const struct cp_kernel *vector_nt_pick(const struct cp__select_in *in)
 {
 	for (size_t i = 0; i < in->usable->n; i++) {
 		const struct cp_kernel *k = in->usable->k[i];
-		const struct cp__kernel_desc *d = cp__kernel_desc_of(k);
-		if (is_nt(k) && (k->flags & CP_SIMD) &&
-		    !((in->cpu->prefs & CP__P_NO_AVX512) && d && (d->needs & CP__F_AVX512)))
+		if (is_nt(k) && (k->flags & CP_SIMD) && !zmm_unwanted(in, k))
 			return k;
 	}
 	return generic_pick(in, 1);
