@@ -245,7 +245,9 @@ Test(zero_resident_kinds, a_timer_fills_inside_fills)
 		rounds++;
 	}
 	cr_assert_eq(setitimer(ITIMER_REAL, &off, NULL), 0);
-	signal(SIGALRM, SIG_DFL);
+	/* a SIGALRM still pending (valgrind delivers late) must neither kill the
+	 * test nor find the region unmapped: ignored, which discards it */
+	signal(SIGALRM, SIG_IGN);
 	cr_assert_eq(bad, 0, "%u of %u interrupted fills went wrong", bad, rounds);
 	cr_assert_geq(handler_runs, 50, "the timer fired %d times in %u fills", (int)handler_runs,
 		      rounds);
