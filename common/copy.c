@@ -17,7 +17,10 @@ int cp_copy_pages(void *dst, const void *src, size_t npages)
 		return 0;
 	if (cp__check_copy(dst, src, npages))
 		return -EINVAL;
-	cp__copy_by(cp__copy_pick(s, npages), dst, src, npages);   /* 4080 KiB calls at most */
+	if (__builtin_expect(npages < s->policy.copy_estimate_from_pages, 1))
+		cp__copy_by(cp__copy_pick(s, npages), dst, src, npages);   /* 4080 KiB calls at most */
+	else
+		cp__copy_estimated(s, dst, src, npages);   /* where the memory is: residency.h */
 	return 0;
 }
 

@@ -97,21 +97,29 @@ static void __attribute__((noinline)) clear_small_timed(const struct cp__state *
 		(cached ? t : u)->clear(addr + chunk * CP_PAGE_SIZE, npages - chunk);
 }
 
+/* What a history's next call does: go by the verdict, time a chunk (and set
+ * calls_left), or seed the timed call to come (its chunk stored temporally
+ * first: the uncached kernel is non-temporal). calls_left is read once and
+ * stored once: a handler's update in between is overwritten, never
+ * decremented past 0. */
+enum { BY_VERDICT, TIME_IT, SEED_IT };
+static inline int history_step(struct small_history *h, int uncached_nt)
+{
+	unsigned left = h->calls_left;
+	if (!left)
+		return TIME_IT;
+	h->calls_left = --left;
+	return left || h->cached || !uncached_nt ? BY_VERDICT : SEED_IT;
+}
+
 static inline void clear_small(const struct cp__state *s, struct small_history *h,
 			       const struct cp__bands *uncached, char *addr, size_t npages)
 {
-	/* read once, stored once: a handler's update in between is overwritten,
-	 * never decremented past 0 */
-	unsigned left = h->calls_left;
-	if (!left) {
-		clear_small_timed(s, h, uncached, addr, npages, 0);   /* sets calls_left */
-		return;
-	}
-	h->calls_left = --left;
-	if (left || h->cached || !cp__is_nt(cp__bands_pick(uncached, npages)))
+	int step = history_step(h, cp__is_nt(cp__bands_pick(uncached, npages)));
+	if (step == BY_VERDICT)
 		cp__bands_pick(h->cached ? &s->policy.any : uncached, npages)->clear(addr, npages);
 	else
-		clear_small_timed(s, h, uncached, addr, npages, 1);
+		clear_small_timed(s, h, uncached, addr, npages, step == SEED_IT);
 }
 
 /* cp_clear_pages below the plan's first extent, on a range other than the
@@ -123,6 +131,83 @@ static void clear_any_small(const struct cp__state *s, char *addr, size_t npages
 	clear_small(s, &any_small, &s->policy.uncached, addr, npages);
 }
 #endif
+
+/* ---- cp_copy_pages from the copy estimate's extent ---- */
+
+#ifndef CLEARPAGES_FREESTANDING
+/* The thread's copies: a verdict timed and spaced as the small clears'
+ * (below CP__HISTORY_BELOW_PAGES; from there each call times its first
+ * chunk), and the destination it copied to last, copied again with the
+ * cached bands untimed (a loop onto one buffer). A chunk is timed with the
+ * cached band's kernel, held to the policy's threshold as a clear's is:
+ * cached copies ran 31-54 GB/s on the recorded hosts, cold ones 5-21. */
+static __thread struct small_history copy_history __attribute__((tls_model("initial-exec")));
+static __thread struct cp__last_range copy_last __attribute__((tls_model("initial-exec")));
+
+static inline uint64_t timed_copy(const struct cp_copy_kernel *k, void *dst, const void *src,
+				  size_t npages)
+{
+	uint64_t t0 = cp__counter_start();
+	k->copy(dst, src, npages);
+	return cp__counter_read() - t0;
+}
+
+static void __attribute__((noinline)) copy_timed(const struct cp__state *s, char *dst,
+						 const char *src, size_t npages, int seed)
+{
+	const struct cp_copy_kernel *t = cp__copy_bands_pick(&s->policy.copy, npages);
+	const struct cp_copy_kernel *u = cp__copy_bands_pick(&s->policy.copy_uncached, npages);
+	int every_call = npages >= CP__HISTORY_BELOW_PAGES;
+	struct cp__timing timing;
+	size_t chunk = 0;
+	if (!(t->flags & CP_NONTEMPORAL) && cp__counter_readable() &&
+	    cp__timing_for(s->policy.cached_min_mbps, cp__counter_hz(s),
+			   every_call ? CP__RESIDENCY_CHUNK_PAGES : 1, &timing) &&
+	    timing.chunk_pages < npages)
+		chunk = timing.chunk_pages;
+	if (!chunk) {                   /* cannot time this: the cached bands */
+		if (!seed && !every_call)
+			history_verdict(&copy_history, 1, npages);
+		cp__copy_by(t, dst, src, npages);
+		return;
+	}
+	int cached = 0;
+	if (seed) {
+		t->copy(dst, src, chunk);   /* our non-temporal stores evicted it: see clears */
+	} else {
+		cached = timed_copy(t, dst, src, chunk) <= timing.limit_ticks;
+		if (!every_call)
+			history_verdict(&copy_history, cached, npages);
+	}
+	size_t off = chunk * CP_PAGE_SIZE;
+	cp__copy_by(cached ? t : u, dst + off, src + off, npages - chunk);
+}
+#endif
+
+/* cp_copy_pages from s->policy.copy_estimate_from_pages. */
+void cp__copy_estimated(const struct cp__state *s, void *dst, const void *src, size_t npages)
+{
+#ifndef CLEARPAGES_FREESTANDING
+	if (copy_last.addr == (uintptr_t)dst && copy_last.npages == npages) {
+		cp__copy_by(cp__copy_bands_pick(&s->policy.copy, npages), dst, src, npages);
+		return;
+	}
+	copy_last = (struct cp__last_range){ (uintptr_t)dst, npages };
+	if (npages >= CP__HISTORY_BELOW_PAGES) {
+		copy_timed(s, dst, src, npages, 0);
+		return;
+	}
+	const struct cp_copy_kernel *u = cp__copy_bands_pick(&s->policy.copy_uncached, npages);
+	int step = history_step(&copy_history, (u->flags & CP_NONTEMPORAL) != 0);
+	if (step == BY_VERDICT)
+		cp__copy_by(copy_history.cached ? cp__copy_bands_pick(&s->policy.copy, npages) : u,
+			    dst, src, npages);
+	else
+		copy_timed(s, dst, src, npages, step == SEED_IT);
+#else
+	cp__copy_by(cp__copy_bands_pick(&s->policy.copy, npages), dst, src, npages);
+#endif
+}
 
 /* ---- cp_clear_pages from the estimate's extent ---- */
 
@@ -144,6 +229,8 @@ void cp__reuse_history_forget(void)
 	any_history = (struct reuse_history){ 0 };
 	any_small = (struct small_history){ 0 };
 	cp__any_small_last = (struct cp__last_range){ 0 };
+	copy_history = (struct small_history){ 0 };
+	copy_last = (struct cp__last_range){ 0 };
 }
 
 /* The history after a clear of this range: cached (every chunk timed

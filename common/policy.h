@@ -22,6 +22,11 @@
 #include "cp_public.h"
 
 #define CP__MAX_BANDS 8
+/* Copies below 16 KiB go by extent alone, never estimated: on the Zen 3
+ * copy sweep a temporal 4 KiB copy served cold and then-read targets alike
+ * (avx2 0.78 of the best for both, avx2_nt 0.64), from 16 KiB the
+ * non-temporal one did (0.79 against sse2's 0.72). */
+#define CP__COPY_ESTIMATE_MIN_PAGES 4
 /* from_pages of an unused band: no extent reaches it (npages <= SIZE_MAX / 4096). */
 #define CP__BAND_UNUSED SIZE_MAX
 
@@ -64,6 +69,14 @@ struct cp__policy {
 	 * any's, each kernel's copy counterpart at half its extent
 	 * (cp__copy_bands_derive). */
 	struct cp__copy_bands copy;
+	/* The same on memory not in the cache, where the thread's copy history
+	 * says so (history.c): derived from the uncached bands as copy is from
+	 * any's; a row with its own copy bands keeps them for both
+	 * (copy_bands.c). Derived by cp__policy_finish: the first extent where
+	 * the two differ, never below CP__COPY_ESTIMATE_MIN_PAGES
+	 * (CP__BAND_UNUSED: never estimated). */
+	struct cp__copy_bands copy_uncached;
+	size_t copy_estimate_from_pages;
 };
 
 /* The band of npages: ascending scan, so a one-page clear costs one
@@ -144,7 +157,9 @@ static inline int cp__policy_eq(const struct cp__policy *a, const struct cp__pol
 	       a->cold_estimate_below_pages == b->cold_estimate_below_pages &&
 	       a->parallel_min_share_pages == b->parallel_min_share_pages &&
 	       a->discard_from_pages == b->discard_from_pages &&
-	       cp__copy_bands_eq(&a->copy, &b->copy);
+	       cp__copy_bands_eq(&a->copy, &b->copy) &&
+	       cp__copy_bands_eq(&a->copy_uncached, &b->copy_uncached) &&
+	       a->copy_estimate_from_pages == b->copy_estimate_from_pages;
 }
 
 /* The derived fields of p from its bands and threshold (select.c; anything

@@ -233,6 +233,10 @@ void cp__reuse_history_forget(void);
  * s->policy.cold_estimate_below_pages. */
 void cp__clear_cold_estimated(const struct cp__state *s, void *addr, size_t npages);
 
+/* cp_copy_pages from s->policy.copy_estimate_from_pages: the cached or the
+ * uncached copy bands, as the thread's copy history says (history.c). */
+void cp__copy_estimated(const struct cp__state *s, void *dst, const void *src, size_t npages);
+
 /* The counter's rate in Hz, 0 while unknown. */
 unsigned long long cp__counter_hz(const struct cp__state *s);
 /* Hosted: note the counter and the clock at the first use, for the rate. */
