@@ -212,6 +212,8 @@ static void same_choices(struct cp__policy *out, const struct cp__policy *p, int
 	out->parallel_min_share_pages = p->parallel_min_share_pages;
 	out->discard_from_pages = p->discard_from_pages;
 	out->copy = p->copy;
+	out->copy_uncached = p->copy_uncached;
+	out->copy_estimate_from_pages = p->copy_estimate_from_pages;
 }
 
 Test(state, identical_policy_with_other_padding_finds_the_kept_state)
