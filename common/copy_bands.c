@@ -4,8 +4,15 @@
  * extent (policy.h, struct cp__copy_bands). A built-in row's own copy rows
  * where it has them (measured with clearbench copy), else derived from the
  * clear's any bands: each band's kernel replaced by its copy counterpart, at
- * half its extent. Pure, as selection (select.c calls it last, before
+ * the same extent; and the bands for memory not in the cache
+ * (derive_uncached). Pure, as selection (select.c calls it last, before
  * CLEARPAGES_KERNEL, which names a clear kernel).
+ *
+ * The same extent, not half (a copy's footprint is two extents): on the
+ * Zen 3 and Zen 4 copy tables (tests/data) the temporal copies kept up to
+ * the clear's non-temporal threshold (16 MiB on both): 8 MiB hot, avx2 1.00
+ * and 0.95 of the fastest, the non-temporal ones 0.93 and 0.64; at 16 MiB
+ * avx2_nt 0.92 and 1.00 (Zen 3's temporal ones 0.70).
  */
 #include "select.h"
 #include "str.h"
@@ -72,6 +79,58 @@ static void copy_bands_set(struct cp__copy_bands *b, const struct cp__copy_band 
 		b->band[i] = (struct cp__copy_band){ CP__BAND_UNUSED, b->band[used - 1].kernel };
 }
 
+/* The prefetching variant of a non-temporal copy kernel (NAME_pf), where
+ * this CPU has one: on memory not in the cache the source misses too. */
+static const struct cp_copy_kernel *prefetching(const struct cp__copy_kernel_list *usable,
+						const struct cp_copy_kernel *k)
+{
+	char name[32];
+	size_t n = 0;
+	while (k->name[n] && n < sizeof(name) - 4) {
+		name[n] = k->name[n];
+		n++;
+	}
+	for (const char *suffix = "_pf"; *suffix; suffix++)
+		name[n++] = *suffix;
+	name[n] = 0;
+	const struct cp_copy_kernel *pf = cp__copy_list_find(usable, name);
+	return pf ? pf : k;
+}
+
+/* The copy bands for memory not in the cache (the thread's copy history
+ * says which): the cached copy bands below where the clear's uncached bands
+ * go non-temporal, never below CP__COPY_ESTIMATE_MIN_PAGES; from there each
+ * uncached band's copy counterpart at the same extent (the destination
+ * misses as a cleared one does; no halving: the source, read once, is not
+ * kept), prefetching. On the Zen 3 and Zen 4 copy tables (tests/data)
+ * avx2_nt_pf reached 0.83-1.00 of the fastest on cold targets and 0.83-1.00
+ * on then-read ones from 64 KiB, the temporal kernels 0.57-0.80 cold; below
+ * 16 KiB a temporal copy served both about as well (Zen 3 4 KiB: avx2 0.78
+ * cold and 0.91 then-read, avx2_nt 1.00 and 0.64). */
+static void derive_uncached(const struct cp__copy_kernel_list *usable, unsigned prefs,
+			    struct cp__policy *p)
+{
+	struct cp__copy_band rows[2 * CP__MAX_BANDS];
+	unsigned n = 0, nu = cp__bands_count(&p->uncached), nc = 0;
+	size_t nt_from = cp__bands_nt_from(&p->uncached);
+	if (nt_from != CP__BAND_UNUSED && nt_from < CP__COPY_ESTIMATE_MIN_PAGES)
+		nt_from = CP__COPY_ESTIMATE_MIN_PAGES;
+	while (nc < CP__MAX_BANDS && p->copy.band[nc].from_pages < nt_from)
+		rows[n++] = p->copy.band[nc++];
+	for (unsigned i = 0; i < nu && nt_from != CP__BAND_UNUSED; i++) {
+		size_t end = i + 1 < nu ? p->uncached.band[i + 1].from_pages : CP__BAND_UNUSED;
+		if (end <= nt_from)
+			continue;
+		const struct cp_kernel *k = p->uncached.band[i].kernel;
+		const struct cp_copy_kernel *c = copy_counterpart(usable, prefs, k);
+		size_t from = p->uncached.band[i].from_pages;
+		rows[n++] = (struct cp__copy_band){ from > nt_from ? from : nt_from,
+						    c->flags & CP_NONTEMPORAL ? prefetching(usable, c)
+									       : c };
+	}
+	copy_bands_set(&p->copy_uncached, rows, n);
+}
+
 static void derive(const struct cp__copy_kernel_list *usable, unsigned prefs, struct cp__policy *p)
 {
 	struct cp__copy_band rows[CP__MAX_BANDS];
@@ -79,9 +138,10 @@ static void derive(const struct cp__copy_kernel_list *usable, unsigned prefs, st
 	if (!usable || !usable->n)
 		return;
 	for (unsigned i = 0; i < n; i++)
-		rows[i] = (struct cp__copy_band){ p->any.band[i].from_pages / 2,
+		rows[i] = (struct cp__copy_band){ p->any.band[i].from_pages,
 						  copy_counterpart(usable, prefs, p->any.band[i].kernel) };
 	copy_bands_set(&p->copy, rows, n);
+	derive_uncached(usable, prefs, p);
 }
 
 /* A hand-made policy (cp__policy_publish): no CPU description, so no
@@ -131,4 +191,5 @@ void cp__copy_bands_select(const struct cp__select_in *in, const struct cp__buil
 		rows[i] = (struct cp__copy_band){ b->copy[i].from_pages,
 						  row_kernel(in, b->copy[i].kernel) };
 	copy_bands_set(&p->copy, rows, n);
+	derive_uncached(usable, in->cpu->prefs, p);
 }

@@ -66,15 +66,16 @@ struct cp__policy {
 	 * never (common/discard.c). */
 	size_t discard_from_pages;
 	/* cp_copy_pages and the copy walks: a built-in row's copy bands, else
-	 * any's, each kernel's copy counterpart at half its extent
+	 * any's, each kernel's copy counterpart at the same extent
 	 * (cp__copy_bands_derive). */
 	struct cp__copy_bands copy;
 	/* The same on memory not in the cache, where the thread's copy history
-	 * says so (history.c): derived from the uncached bands as copy is from
-	 * any's; a row with its own copy bands keeps them for both
-	 * (copy_bands.c). Derived by cp__policy_finish: the first extent where
-	 * the two differ, never below CP__COPY_ESTIMATE_MIN_PAGES
-	 * (CP__BAND_UNUSED: never estimated). */
+	 * says so (history.c): copy's bands below where the uncached bands go
+	 * non-temporal, from there their kernels' copy counterparts,
+	 * prefetching (copy_bands.c, derive_uncached). copy_estimate_from_pages
+	 * (cp__policy_finish): the first extent where the two differ, never
+	 * below CP__COPY_ESTIMATE_MIN_PAGES (CP__BAND_UNUSED: never
+	 * estimated). */
 	struct cp__copy_bands copy_uncached;
 	size_t copy_estimate_from_pages;
 };

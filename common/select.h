@@ -55,8 +55,8 @@ const struct cp__builtin *cp__select(const struct cp__select_in *in, struct cp__
 void cp__bands_set(struct cp__bands *b, const struct cp__band *rows, unsigned n);
 /* Copy bands from p->any: each band's kernel replaced by its copy
  * counterpart (copy_kernels.def's CP_COPY_FOR, else the copy kernel of the
- * same name, else the first usable copy kernel of its class), at half its
- * extent (a copy moves each byte twice: its read and its write). A built-in
+ * same name, else the first usable copy kernel of its class), at the same
+ * extent (copy_bands.c says why); and copy_uncached. A built-in
  * row's copy kernel that is not usable or is demoted takes the same class's
  * (copy_bands.c: the class is always kept). */
 void cp__copy_bands_derive(const struct cp__copy_kernel_list *usable, struct cp__policy *p);

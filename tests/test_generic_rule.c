@@ -39,7 +39,7 @@ enum { ERMS = CP__F_ERMS, FSRM = CP__F_FSRM, AVX2 = CP__F_AVX2, CLZ = CP__F_CLZE
 static int is_kernel_column(const char *c)
 {
 	static const char *const not_kernels[] = { "auto", "auto_page", "cold_call", "memset",
-						   "memset_2.41" };
+						   "memset_2.41", "memcpy" };
 	for (size_t i = 0; i < sizeof(not_kernels) / sizeof(not_kernels[0]); i++)
 		if (!strcmp(c, not_kernels[i]))
 			return 0;
@@ -214,5 +214,105 @@ Test(generic_rule, builtin_rows_on_their_hosts)
 			continue;          /* no row: the test above covers it */
 		score_host(&hosts[i], 0, (struct floors){ 0.80, 0.90, 0.80 });
 	}
+}
+
+
+/* ---- copies ----
+ * Copy tables (tests/data/HOST-copy.csv: clearbench copy's medians; hot =
+ * one source onto one destination again and again, cold = between slots of
+ * a pool not in the cache, use = cold, then the destination read once).
+ * Floors: hot COPY_HOT_FLOOR at every extent (the cached copy bands); cold
+ * and use from COPY_FROM_BYTES within TIE of the best one kernel does for
+ * both (the uncached copy bands, as the thread's copy history picks them).
+ * Each kernel's share of memcpy is printed beside (CP_POLICY_TABLE=1). */
+#define COPY_HOT_FLOOR 0.90
+#define COPY_FROM_BYTES ((size_t)64 << 10)
+
+static int is_memcpy(const char *c)
+{
+	return !strcmp(c, "memcpy");
+}
+
+/* kernel's GB/s in row r over memcpy's in the same row (of the memcpy-only
+ * table mc, same extents); -1 where either was not measured. */
+static double over_memcpy(const struct table *t, unsigned r, const char *kernel,
+			  const struct table *mc)
+{
+	double k = 0, m = 0;
+	for (unsigned c = 0; c < t->cols; c++)
+		if (!strcmp(t->kernel[c], kernel))
+			k = t->gbs[r][c];
+	for (unsigned i = 0; i < mc->rows; i++)
+		if (mc->bytes[i] == t->bytes[r])
+			m = mc->gbs[i][0];
+	return k > 0 && m > 0 ? k / m : -1;
+}
+
+static const struct { unsigned host; const char *table; } copy_tables[] = {
+	{ 3, "amd-zen3-copy.csv" },      /* hosts[]: amd-zen3 */
+	{ 5, "amd-zen4-copy.csv" },      /* amd-zen4 */
+};
+
+static void score_copies(const struct host *h, const char *file, int withhold)
+{
+	static struct table hot, cold, use, mc_hot, mc_cold, mc_use;
+	table_load(&hot, file, "hot", is_kernel_column);
+	table_load(&cold, file, "cold", is_kernel_column);
+	table_load(&use, file, "use", is_kernel_column);
+	table_load(&mc_hot, file, "hot", is_memcpy);
+	table_load(&mc_cold, file, "cold", is_memcpy);
+	table_load(&mc_use, file, "use", is_memcpy);
+	struct described d = describe(h, withhold);
+	char who[96];
+	snprintf(who, sizeof(who), "%s copies (%s)", h->name, d.source);
+	if (print_tables())
+		printf("\n%s, %s\n\n| extent | hot | cold | use | one kernel for both | "
+		       "hot, cold, use / memcpy |\n|---|---|---|---|---|---|\n", who,
+		       withhold ? "its row withheld" : "its built-in row");
+	for (unsigned r = 0; r < hot.rows; r++) {
+		size_t pages = hot.bytes[r] / PG;
+		const char *k = cp__copy_bands_pick(&d.policy.copy, pages)->name;
+		double got = ratio(&hot, r, k), c = -1, u = -1, both = -1, m[3] = { -1, -1, -1 };
+		cr_expect_geq(got, COPY_HOT_FLOOR, "%s hot %s: %s at %.2f of the best kernel, floor "
+			      "%.2f", who, hot.extent[r], k, got, COPY_HOT_FLOOR);
+		m[0] = over_memcpy(&hot, r, k, &mc_hot);
+		unsigned i = 0;
+		while (i < cold.rows && cold.bytes[i] != hot.bytes[r])
+			i++;
+		if (i < cold.rows && cold.bytes[i] >= COPY_FROM_BYTES) {
+			const char *ku = cp__copy_bands_pick(&d.policy.copy_uncached, pages)->name;
+			both = compromise(&cold, &use, i);
+			c = ratio(&cold, i, ku);
+			u = ratio(&use, i, ku);
+			cr_expect_geq(fmin(c, u), both - TIE, "%s cold/use %s: %s at %.2f / %.2f of the "
+				      "best kernel, floor %.2f", who, cold.extent[i], ku, c, u, both - TIE);
+			m[1] = over_memcpy(&cold, i, ku, &mc_cold);
+			m[2] = over_memcpy(&use, i, ku, &mc_use);
+		}
+		if (print_tables()) {
+			printf("| %s | %.2f |", hot.extent[r], got);
+			const double v[] = { c, u, both };
+			for (unsigned j = 0; j < 3; j++)
+				printf(v[j] < 0 ? " |" : " %.2f |", v[j]);
+			for (unsigned j = 0; j < 3; j++)
+				printf(m[j] < 0 ? "%s-" : "%s%.2f", j ? ", " : " ", m[j]);
+			printf(" |\n");
+		}
+	}
+}
+
+/* The copy policy of a CPU nobody measured, on every host with a copy
+ * table, its row withheld (in sample, as the clears'). */
+Test(generic_rule, copies_leave_one_out_in_sample)
+{
+	for (size_t i = 0; i < sizeof(copy_tables) / sizeof(copy_tables[0]); i++)
+		score_copies(&hosts[copy_tables[i].host], copy_tables[i].table, 1);
+}
+
+/* Each host's own row (its copy bands, or those derived from its clear's). */
+Test(generic_rule, copies_builtin_rows_on_their_hosts)
+{
+	for (size_t i = 0; i < sizeof(copy_tables) / sizeof(copy_tables[0]); i++)
+		score_copies(&hosts[copy_tables[i].host], copy_tables[i].table, 0);
 }
 #endif
