@@ -337,9 +337,9 @@ static int publish(const struct cp__state *base, const struct cp__policy *p, con
 int cp__policy_publish(const struct cp__policy *policy, const char *source)
 {
 	struct cp__policy p = *policy;
-	cp__policy_finish(&p);     /* a hand-made policy's derived fields */
-	if (!p.copy.band[0].kernel)   /* and copy bands, where it made none */
+	if (!p.copy.band[0].kernel)   /* copy bands, where it made none */
 		cp__copy_bands_derive(&cp__state()->copy_kernels, &p);
+	cp__policy_finish(&p);     /* a hand-made policy's derived fields, the copies' too */
 	return publish(cp__state(), &p, source);
 }
 

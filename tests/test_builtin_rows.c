@@ -171,7 +171,10 @@ static void check_state(struct tally *t, const char *who, const struct cp__built
 	for (unsigned i = 0; i < CP__MAX_BANDS; i++) {
 		extents_around(&x, p->any.band[i].from_pages);
 		extents_around(&x, p->copy.band[i].from_pages);
+		extents_around(&x, p->uncached.band[i].from_pages);
+		extents_around(&x, p->copy_uncached.band[i].from_pages);
 	}
+	extents_around(&x, p->copy_estimate_from_pages);
 	for (unsigned i = 0; b && i < b->nbands; i++)
 		extents_around(&x, b->bands[i].from_pages);
 	for (unsigned i = 0; b && i < b->ncopy; i++)
@@ -190,11 +193,14 @@ static void check_state(struct tally *t, const char *who, const struct cp__built
 		}
 	}
 	check_copy_order(t, who, &p->copy);
-	for (unsigned i = 0; i < CP__MAX_BANDS; i++) {
-		const struct cp_copy_kernel *k = p->copy.band[i].kernel;
+	check_copy_order(t, who, &p->copy_uncached);
+	for (unsigned i = 0; i < 2 * CP__MAX_BANDS; i++) {
+		const struct cp__copy_bands *cb = i < CP__MAX_BANDS ? &p->copy : &p->copy_uncached;
+		const struct cp_copy_kernel *k = cb->band[i % CP__MAX_BANDS].kernel;
 		null |= !k;
 		CHECK(t, k && cp__copy_list_find(&s->copy_kernels, k->name) == k,
-		      "%s copy band %u: %s is not a usable copy kernel", who, i, k ? k->name : "NULL");
+		      "%s copy%s band %u: %s is not a usable copy kernel", who,
+		      cb == &p->copy ? "" : "_uncached", i % CP__MAX_BANDS, k ? k->name : "NULL");
 	}
 	if (null)
 		return;         /* failed above; what follows would crash */
@@ -232,6 +238,24 @@ static void check_state(struct tally *t, const char *who, const struct cp__built
 			      p->any.band[band + 1].kernel->name);
 		CHECK(t, e < 4 || is_nt(unc->flags), "%s uncached at %zu pages: %s is temporal", who,
 		      e, unc->name);
+		/* copies on uncached memory: the copy bands below where the
+		 * uncached bands go non-temporal (never below 16 KiB), a
+		 * non-temporal kernel from there, estimated from where the two
+		 * part */
+		size_t unc_nt = cp__bands_nt_from(&p->uncached);
+		if (unc_nt < CP__COPY_ESTIMATE_MIN_PAGES)
+			unc_nt = CP__COPY_ESTIMATE_MIN_PAGES;
+		const struct cp_copy_kernel *copy_unc = cp__copy_bands_pick(&p->copy_uncached, e);
+		if (e < unc_nt)
+			CHECK(t, copy_unc == copy, "%s copy_uncached at %zu pages: %s, the copy "
+			      "bands' %s (uncached non-temporal from %zu)", who, e, copy_unc->name,
+			      copy->name, unc_nt);
+		else
+			CHECK(t, is_nt(copy_unc->flags), "%s copy_uncached at %zu pages: %s is "
+			      "temporal", who, e, copy_unc->name);
+		CHECK(t, !p->cached_min_mbps || (copy_unc != copy) <= (e >= p->copy_estimate_from_pages),
+		      "%s copy at %zu pages: %s cached, %s uncached, but estimated from %zu", who,
+		      e, copy->name, copy_unc->name, p->copy_estimate_from_pages);
 
 		if (b) {
 			const char *want = row_at(b->bands, b->nbands, e);
@@ -265,12 +289,10 @@ static void check_state(struct tally *t, const char *who, const struct cp__built
 				      "%s copy at %zu pages: %s for the row's %s, demoted by the mask", who,
 				      e, copy->name, want);
 		} else if (e <= ((size_t)1 << 20)) {
-			/* derived: the class of the clear's kernel at twice the extent */
-			const struct cp_kernel *at2 = cp__bands_pick(&p->any, 2 * e);
-			CHECK(t, is_nt(copy->flags) == is_nt(at2->flags),
-			      "%s copy at %zu pages: %s (%s), the clear at %zu pages %s (%s)", who, e,
-			      copy->name, class_name(copy->flags), 2 * e, at2->name,
-			      class_name(at2->flags));
+			/* derived: the class of the clear's kernel at the same extent */
+			CHECK(t, is_nt(copy->flags) == is_nt(any->flags),
+			      "%s copy at %zu pages: %s (%s), the clear's %s (%s)", who, e,
+			      copy->name, class_name(copy->flags), any->name, class_name(any->flags));
 		}
 	}
 }
@@ -804,8 +826,8 @@ Test(builtin_rows, zen5_copy_row_on_its_record)
 	cr_expect_eq(t.fails, 0, "%u of %u checks failed", t.fails, t.checks);
 }
 
-/* A row without copy bands copies with its bands' counterparts at half the
- * extent: on Zen 3 that is avx2, then avx2_nt from 8 MiB. Scored against a
+/* A row without copy bands copies with its bands' counterparts at the same
+ * extent: on Zen 3 that is avx2, then avx2_nt from 16 MiB. Scored against a
  * recorded clearbench copy on a Zen 3 VM (tests/data/amd-zen3-copy.csv,
  * from ../shared/measurements/amd-epyc-zen3-s5/copy.csv: L2 512 KiB, LLC 32
  * MiB, as the row's host) on cached buffers, as the clear bands are. */

@@ -375,7 +375,9 @@ Test(copy_api, kernel_for_extent)
 	for (unsigned i = 0; i < CP__MAX_BANDS; i++)
 		p.copy.band[i] = (struct cp__copy_band){ i < NREC ? from[i] : CP__BAND_UNUSED,
 							 &rec_kernels[i < NREC ? i : NREC - 1] };
+	p.copy_uncached = p.copy;      /* the bands alone: no copy estimated */
 	cr_assert_eq(cp__policy_publish(&p, "test"), 0);
+	cr_assert_eq(cp__state()->policy.copy_estimate_from_pages, CP__BAND_UNUSED);
 	char why[256];
 	for (size_t n = 0; n <= 40; n++) {
 		struct copy_pair c;

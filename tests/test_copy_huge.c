@@ -247,6 +247,7 @@ Test(copy_huge, library_copies_in_calls_of_4080_kib)
 	const struct cp__copy_band rec_band = { 0, &rec_copy_kernel };
 	for (unsigned i = 0; i < CP__MAX_BANDS; i++)
 		p.copy.band[i] = (struct cp__copy_band){ i ? CP__BAND_UNUSED : 0, rec_band.kernel };
+	p.copy_uncached = p.copy;      /* the uncached path's calls: test_copy_history.c */
 	cr_assert_eq(cp__policy_publish(&p, "test"), 0);
 	struct copy_pair c;
 	char why[256];

@@ -2,7 +2,7 @@
 /*
  * The copy policy over described CPUs (no emulation): copy bands are a
  * built-in row's own, else the clear's `any` bands with each kernel's copy
- * counterpart at half the extent (common/select.c, cp__copy_bands_derive).
+ * counterpart at the same extent (common/copy_bands.c, cp__copy_bands_derive).
  * Properties for every described CPU, exact bands for a few rows.
  */
 #include "select_util.h"
@@ -84,9 +84,9 @@ static void expect_copy_properties(const char *who, unsigned disable, struct des
 				     who, e, cp__copy_bands_pick(b, e)->name, name);
 			continue;
 		}
-		unsigned k = cp__bands_pick(&s.policy.any, 2 * e)->flags & CP_NONTEMPORAL;
-		cr_expect_eq(c, k, "%s: %zu pages: copy %s, clear at %zu pages %s", who, e,
-			     cp__copy_bands_pick(b, e)->name, 2 * e, cp__bands_pick(&s.policy.any, 2 * e)->name);
+		unsigned k = cp__bands_pick(&s.policy.any, e)->flags & CP_NONTEMPORAL;
+		cr_expect_eq(c, k, "%s: %zu pages: copy %s, clear %s", who, e,
+			     cp__copy_bands_pick(b, e)->name, cp__bands_pick(&s.policy.any, e)->name);
 	}
 }
 
@@ -130,8 +130,8 @@ Test(copy_policy, every_described_cpu_and_mask)
 
 /* A row without copy bands copies with each clear band's counterpart
  * (CP_COPY_FOR, else the copy kernel of the same name, else the first of its
- * class: clzero -> avx2_nt, or movnti without vector registers) from half
- * the band's extent. The rows are read from cp__builtins; whether the
+ * class: clzero -> avx2_nt, or movnti without vector registers) from the
+ * band's own extent. The rows are read from cp__builtins; whether the
  * result copies well: tests/test_builtin_rows.c, on a recorded copy sweep. */
 static const char *counterpart(const char *clear, int simd)
 {
@@ -146,7 +146,7 @@ static const char *counterpart(const char *clear, int simd)
 	return clear;
 }
 
-Test(copy_policy, rows_without_copy_bands_take_counterparts_at_half)
+Test(copy_policy, rows_without_copy_bands_take_counterparts_at_the_same_extent)
 {
 	unsigned rows = 0;
 	for (size_t c = 0; c < sizeof(cpus) / sizeof(cpus[0]); c++)
@@ -159,12 +159,11 @@ Test(copy_policy, rows_without_copy_bands_take_counterparts_at_half)
 			if (!simd)
 				select_for(&d, CP__F_SIMD, NULL);
 			rows++;
-			/* equal neighbours merged, a band halved onto its
-			 * predecessor's start replacing it */
+			/* equal neighbours merged */
 			struct want_band want[CP__MAX_BANDS];
 			unsigned n = 0;
 			for (unsigned i = 0; i < cp__bands_count(&d.policy.any); i++) {
-				struct want_band w = { d.policy.any.band[i].from_pages / 2,
+				struct want_band w = { d.policy.any.band[i].from_pages,
 						       counterpart(d.policy.any.band[i].kernel->name, simd) };
 				if (n && w.from_pages <= want[n - 1].from_pages)
 					n--;
@@ -209,7 +208,7 @@ Test(copy_policy, a_rows_copy_bands_and_their_mask)
 }
 
 /* CLEARPAGES_KERNEL names a clear kernel: the copy bands stay; an NT
- * threshold moves them (to half, as every clear band). */
+ * threshold moves them (to the same extent, as every clear band). */
 Test(copy_policy, forced_kernel_and_nt_threshold)
 {
 	struct described d = x86("GenuineIntel", 6, 0x8f, ERMS | FSRM | AVX2 | Z512, 480);
@@ -222,8 +221,8 @@ Test(copy_policy, forced_kernel_and_nt_threshold)
 	in.has_nt_threshold = 1;
 	in.nt_threshold_pages = 256;            /* 1 MiB */
 	cp__state_decide(&in, &s);
-	cr_expect_str_eq(cp__copy_bands_pick(&s.policy.copy, 127)->name, "rep_movsb");
-	cr_expect_str_eq(cp__copy_bands_pick(&s.policy.copy, 128)->name, "avx2_nt");
+	cr_expect_str_eq(cp__copy_bands_pick(&s.policy.copy, 255)->name, "rep_movsb");
+	cr_expect_str_eq(cp__copy_bands_pick(&s.policy.copy, 256)->name, "avx2_nt");
 }
 #endif
 
@@ -235,7 +234,7 @@ Test(copy_policy, arm64_counterparts)
 	expect_copy_properties("mops sve dczva", 0, &all, 0);
 	expect_copy_properties("mops sve dczva, simd masked", CP__F_SIMD, &all, 0);
 	cr_expect_str_eq(cp__copy_bands_pick(&all.policy.copy, 1)->name,
-			 cp__bands_pick(&all.policy.any, 2)->name, "mops clears, mops copies");
+			 cp__bands_pick(&all.policy.any, 1)->name, "mops clears, mops copies");
 }
 #endif
 
