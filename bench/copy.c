@@ -78,6 +78,28 @@ static struct bench_table *ratios_table(void)
 			       "against memcpy", BT_TEXT, 6, cols);
 }
 
+/* What auto ran: untimed passes right after the timed rounds, on targets of
+ * the kind, under the recording policy (introspect.h); below 16 MiB several
+ * (at most 128, 16 MiB in all), so that the copy history's timed calls show
+ * as a share. */
+static void ran_auto(const struct copy_run *r, const struct bench_opts *opts, enum bench_kind kind,
+		     size_t bytes, void *dst, void *src, struct bench_pool *pool, char *out,
+		     size_t len)
+{
+	const size_t most = (size_t)16 << 20;
+	struct bench_rounds cfg = bench_rounds_for_kind(opts, bytes, kind, pool);
+	cfg.src = src;
+	cfg.warmup = 0;
+	cfg.reps = bytes >= most ? 1 : most / bytes > 128 ? 128 : most / bytes;
+	struct bench_ran ran = { 0 };
+	size_t slot = 0;
+	if (!bench_record_start()) {
+		bench_time_passes(&r->c[r->i_auto], dst, bytes, &cfg, &slot);
+		bench_record_stop(&ran);
+	}
+	bench_ran_str(&ran, out, len);
+}
+
 /* One extent of one kind: the rounds, then its row of the kind's table and a
  * data row per contender. */
 static void measure(struct copy_run *r, const struct bench_opts *opts, enum bench_kind kind,
@@ -98,8 +120,8 @@ static void measure(struct copy_run *r, const struct bench_opts *opts, enum benc
 			best_kernel = i;
 	}
 	free(samples);
-	char ext[16], cell[32];
-	const char *pick = cp_copy_kernel_for(bytes / CP_PAGE_SIZE)->name;
+	char ext[16], cell[32], pick[96];
+	ran_auto(r, opts, kind, bytes, dst, src, pool, pick, sizeof(pick));
 	bench_size_str(bytes, ext, sizeof(ext));
 	for (size_t i = 0; i < r->n; i++) {
 		bench_table_row(r->data);
@@ -266,8 +288,8 @@ static void notes(const struct bench_pool *pool, long thp_kib, const char *why)
 	bench_note("auto = cp_copy_pages(), memcpy = glibc %s memcpy; the others are the copy "
 		   "kernels of cp_copy_kernels(), each called once over the extent. GB/s = bytes "
 		   "copied per second (10^9); fastest = the fastest copy kernel of the row (the "
-		   "CSV's over_best is over its fastest_kernel); auto picks = cp_copy_kernel_for() "
-		   "at the extent. Medians over rounds, each contender warmed up, order shuffled "
+		   "CSV's over_best is over its fastest_kernel); auto picks = what cp_copy_pages() "
+		   "ran in untimed passes after the rounds, by pages copied. Medians over rounds, each contender warmed up, order shuffled "
 		   "per round. Min and max over rounds: the CSV and JSON.", bench_libc_version());
 	if (pool->bytes)
 		bench_note("cold and use: a %zu MiB pool (LLC %s by CPUID; %ld MiB huge), THP "

@@ -136,8 +136,8 @@ static const void *clear_pick(size_t npages, const void *ctx)
 }
 static const void *copy_pick(size_t npages, const void *ctx)
 {
-	(void)ctx;
-	return cp_copy_kernel_for(npages);
+	return ctx ? (const void *)bench_copy_uncached_kernel(npages)
+		   : (const void *)cp_copy_kernel_for(npages);
 }
 
 size_t bench_bands_of(const struct cp_kernel *(*pick)(size_t npages), size_t *from_pages,
@@ -219,6 +219,17 @@ static void header_fill(struct header *hd, const struct bench_opts *opts)
 		 bench_size_str(hd->h.llc_bytes, c, sizeof(c)));
 	bands_line(cp_kernel_for, hd->autoline, sizeof(hd->autoline));
 	bands_text(copy_pick, NULL, copy_name, hd->copyline, sizeof(hd->copyline));
+	if (bench_copy_estimate_from_pages() != SIZE_MAX) {
+		/* as the small clears' history, and from 1 MiB a chunk each call */
+		size_t l = strlen(hd->copyline);
+		l += (size_t)snprintf(hd->copyline + l, sizeof(hd->copyline) - l,
+			"; from %s one page per 64-256 calls or 4 MiB (a destination copied again: none), "
+			"from %s a 16 KiB chunk per call says uncached, then: ",
+			bench_size_str(bench_copy_estimate_from_pages() * CP_PAGE_SIZE, a, sizeof(a)),
+			bench_size_str(bench_history_below_pages() * CP_PAGE_SIZE, b, sizeof(b)));
+		if (l < sizeof(hd->copyline))
+			bands_text(copy_pick, hd, copy_name, hd->copyline + l, sizeof(hd->copyline) - l);
+	}
 	if (bench_estimate_from_pages() == SIZE_MAX) {
 		snprintf(hd->uncachedline, sizeof(hd->uncachedline),
 			 "no estimate (extent alone: the line above)");

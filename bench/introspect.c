@@ -142,6 +142,17 @@ size_t bench_estimate_from_pages(void)
 	return cp__state()->policy.estimate_from_pages;
 }
 
+const struct cp_copy_kernel *bench_copy_uncached_kernel(size_t npages)
+{
+	return cp__copy_bands_pick(&cp__state()->policy.copy_uncached, npages ? npages : 1);
+}
+
+size_t bench_copy_estimate_from_pages(void)
+{
+	const struct cp__policy *p = &cp__state()->policy;
+	return p->cached_min_mbps ? p->copy_estimate_from_pages : SIZE_MAX;
+}
+
 size_t bench_history_below_pages(void)
 {
 	return CP__HISTORY_BELOW_PAGES;
@@ -283,6 +294,42 @@ static int rec_bands(struct cp__bands *b)
 	return 0;
 }
 
+/* The same for copy kernels. */
+static const struct cp_copy_kernel *rec_copy_real[REC_SLOTS];
+static struct cp_copy_kernel rec_copy_wrap[REC_SLOTS];
+static unsigned long long rec_copy_pages[REC_SLOTS];
+static size_t rec_copy_n;
+
+#define REC_COPY(i) static void rec_copy_##i(void *dst, const void *src, size_t npages) \
+	{ rec_copy_pages[i] += npages; rec_copy_real[i]->copy(dst, src, npages); }
+REC_COPY(0) REC_COPY(1) REC_COPY(2) REC_COPY(3) REC_COPY(4) REC_COPY(5) REC_COPY(6)
+REC_COPY(7) REC_COPY(8) REC_COPY(9) REC_COPY(10) REC_COPY(11) REC_COPY(12)
+REC_COPY(13) REC_COPY(14) REC_COPY(15)
+static void (*const rec_copy[REC_SLOTS])(void *, const void *, size_t) = {
+	rec_copy_0, rec_copy_1, rec_copy_2, rec_copy_3, rec_copy_4, rec_copy_5,
+	rec_copy_6, rec_copy_7, rec_copy_8, rec_copy_9, rec_copy_10, rec_copy_11,
+	rec_copy_12, rec_copy_13, rec_copy_14, rec_copy_15 };
+
+static int rec_copy_bands(struct cp__copy_bands *b)
+{
+	for (unsigned i = 0; i < CP__MAX_BANDS; i++) {
+		const struct cp_copy_kernel *k = b->band[i].kernel;
+		size_t j = 0;
+		while (j < rec_copy_n && rec_copy_real[j] != k)
+			j++;
+		if (j == rec_copy_n) {
+			if (rec_copy_n == REC_SLOTS)
+				return -1;
+			rec_copy_real[j] = k;
+			rec_copy_wrap[j] = *k;
+			rec_copy_wrap[j].copy = rec_copy[j];
+			rec_copy_n++;
+		}
+		b->band[i].kernel = &rec_copy_wrap[j];
+	}
+	return 0;
+}
+
 int bench_record_start(void)
 {
 	if (recording)
@@ -291,7 +338,9 @@ int bench_record_start(void)
 	rec_saved_source = cp_policy_source();
 	struct cp__policy p = rec_saved;
 	memset(rec_pages, 0, sizeof(rec_pages));
-	if (rec_bands(&p.any) || rec_bands(&p.hot) || rec_bands(&p.cold) || rec_bands(&p.uncached))
+	memset(rec_copy_pages, 0, sizeof(rec_copy_pages));
+	if (rec_bands(&p.any) || rec_bands(&p.hot) || rec_bands(&p.cold) || rec_bands(&p.uncached) ||
+	    rec_copy_bands(&p.copy) || rec_copy_bands(&p.copy_uncached))
 		return -1;
 	cp__policy_finish(&p);    /* the same derived fields: one wrapper per kernel */
 	/* the same wrappers every time: the library keeps one state for them */
@@ -310,7 +359,40 @@ void bench_record_stop(struct bench_ran *out)
 	recording = 0;
 	for (size_t i = 0; i < rec_n && out->n < BENCH_RAN_MAX; i++)
 		if (rec_pages[i]) {
-			out->kernel[out->n] = rec_real[i];
+			out->name[out->n] = rec_real[i]->name;
 			out->pages[out->n++] = rec_pages[i];
 		}
+	for (size_t i = 0; i < rec_copy_n && out->n < BENCH_RAN_MAX; i++)
+		if (rec_copy_pages[i]) {
+			out->name[out->n] = rec_copy_real[i]->name;
+			out->pages[out->n++] = rec_copy_pages[i];
+		}
+}
+
+void bench_ran_str(const struct bench_ran *r, char *buf, size_t len)
+{
+	size_t order[BENCH_RAN_MAX];
+	unsigned long long total = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		total += r->pages[i];
+		order[i] = i;
+		for (size_t j = i; j > 0 && r->pages[order[j]] > r->pages[order[j - 1]]; j--) {
+			size_t t = order[j]; order[j] = order[j - 1]; order[j - 1] = t;
+		}
+	}
+	if (r->n <= 1) {
+		snprintf(buf, len, "%s", r->n ? r->name[0] : "(not recorded)");
+		return;
+	}
+	buf[0] = '\0';
+	for (size_t i = 0; i < r->n; i++) {
+		double pct = 100.0 * (double)r->pages[order[i]] / (double)total;
+		char share[16];
+		if (pct >= 0.1)
+			snprintf(share, sizeof(share), pct >= 10 ? "%.0f%%" : "%.1f%%", pct);
+		else
+			snprintf(share, sizeof(share), "<0.1%%");
+		size_t l = strlen(buf);
+		snprintf(buf + l, len - l, "%s%s %s", i ? " + " : "", r->name[order[i]], share);
+	}
 }

@@ -31,6 +31,11 @@ const struct cp_kernel *bench_hot_kernel(size_t npages);
 const struct cp_kernel *bench_uncached_kernel(size_t npages);
 unsigned bench_cached_min_mbps(void);
 size_t bench_estimate_from_pages(void);
+/* The copy kernel cp_copy_pages() uses at npages where the thread's copy
+ * history finds the memory uncached, and the extent from which copies are
+ * estimated at all (SIZE_MAX: never) -- the header's "copy:" line. */
+const struct cp_copy_kernel *bench_copy_uncached_kernel(size_t npages);
+size_t bench_copy_estimate_from_pages(void);
 /* Below this extent the thread's history decides, not a chunk per 4 MiB. */
 size_t bench_history_below_pages(void);
 
@@ -88,20 +93,22 @@ int bench_policy_restore(void);   /* after either: 0, or -1 (publish refused) */
 size_t bench_parallel_min_share_pages(void);
 int bench_clear_parallel_min(void *addr, size_t npages, unsigned nthreads, size_t min_share);
 
-/* What cp_clear_pages and cp_clear_pages_cold ran, without touching their
- * path: bench_record_start publishes the policy in force with every kernel of
- * its band lists (any, hot, cold, uncached) replaced by a recording wrapper
- * (same name and flags; counts pages, calls the real kernel);
- * bench_record_stop publishes the saved policy again and says how many pages
- * each kernel cleared in between. One thread at a time. start: 0, or -1
- * (nothing changed). */
+/* What cp_clear_pages, cp_clear_pages_cold and cp_copy_pages ran, without
+ * touching their path: bench_record_start publishes the policy in force with
+ * every kernel of its band lists (any, hot, cold, uncached; copy,
+ * copy_uncached) replaced by a recording wrapper (same name and flags; counts
+ * pages, calls the real kernel); bench_record_stop publishes the saved policy
+ * again and says how many pages each kernel cleared or copied in between,
+ * by name. One thread at a time. start: 0, or -1 (nothing changed).
+ * bench_ran_str: "avx2_nt_pf", or "avx2 75% + avx2_nt_pf 25%" by pages. */
 #define BENCH_RAN_MAX 16
 struct bench_ran {
 	size_t n;
-	const struct cp_kernel *kernel[BENCH_RAN_MAX];
+	const char *name[BENCH_RAN_MAX];
 	unsigned long long pages[BENCH_RAN_MAX];
 };
 int bench_record_start(void);
 void bench_record_stop(struct bench_ran *out);
+void bench_ran_str(const struct bench_ran *r, char *buf, size_t len);
 
 #endif

@@ -137,36 +137,6 @@ static void kind_contenders(struct sweep_kind *k, enum bench_kind kind,
 			k->i_memset2 = i;
 }
 
-/* "rep_stosb", or byte shares largest first: "avx2_nt 99.6% + rep_stosb 0.4%". */
-static void ran_str(const struct bench_ran *r, char *buf, size_t len)
-{
-	size_t order[BENCH_RAN_MAX];
-	unsigned long long total = 0;
-	for (size_t i = 0; i < r->n; i++) {
-		total += r->pages[i];
-		order[i] = i;
-		for (size_t j = i; j > 0 && r->pages[order[j]] > r->pages[order[j - 1]]; j--) {
-			size_t t = order[j]; order[j] = order[j - 1]; order[j - 1] = t;
-		}
-	}
-	if (r->n <= 1) {
-		snprintf(buf, len, "%s", r->n ? r->kernel[0]->name : "(not recorded)");
-		return;
-	}
-	buf[0] = '\0';
-	for (size_t i = 0; i < r->n; i++) {
-		double pct = 100.0 * (double)r->pages[order[i]] / (double)total;
-		char share[16];
-		if (pct >= 0.1)
-			snprintf(share, sizeof(share), pct >= 10 ? "%.0f%%" : "%.1f%%", pct);
-		else
-			snprintf(share, sizeof(share), "<0.1%%");
-		size_t l = strlen(buf);
-		snprintf(buf + l, len - l, "%s%s %s", i ? " + " : "", r->kernel[order[i]]->name,
-			 share);
-	}
-}
-
 /* What auto and cold_call ran here: untimed calls right after the timed rounds,
  * on targets of the kind, each under the recording policy (introspect.h), so
  * cold_call's per-thread history is the one those rounds left. Below 16 MiB
@@ -188,7 +158,7 @@ static void record_ran(const struct bench_opts *opts, const struct sweep_kind *k
 			bench_time_passes(&k->c[who[w]], buf, bytes, &cfg, &slot);
 			bench_record_stop(&ran);
 		}
-		ran_str(&ran, out[w], sizeof(q->auto_ran));
+		bench_ran_str(&ran, out[w], sizeof(q->auto_ran));
 	}
 }
 

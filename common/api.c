@@ -406,6 +406,14 @@ int cp_policy_info(struct cp_policy_info *info)
 		.estimate_from = policy_bytes(p->cached_min_mbps ? p->estimate_from_pages
 								 : CP__BAND_UNUSED),
 		.copy_nt_from = policy_bytes(copy_nt_from_pages(&p->copy)),
+#ifndef CLEARPAGES_FREESTANDING
+		.copy_uncached_nt_from = policy_bytes(copy_nt_from_pages(&p->copy_uncached)),
+		.copy_estimate_from = policy_bytes(p->cached_min_mbps ? p->copy_estimate_from_pages
+								      : CP__BAND_UNUSED),
+#else   /* copies go by their bands alone */
+		.copy_uncached_nt_from = policy_bytes(copy_nt_from_pages(&p->copy)),
+		.copy_estimate_from = CP_POLICY_NEVER,
+#endif
 	};
 	return 0;
 }

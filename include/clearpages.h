@@ -334,9 +334,13 @@ int cp_clear_huge_opts(void *base, size_t npages, size_t hot_idx,
  * (temporal first, fastest at small extents first; then non-temporal),
  * chosen by extent from the state in force: a built-in row's own copy bands
  * (measured), else the clear's bands (built-in row, profile, generic rule,
- * CLEARPAGES_NT_THRESHOLD) with each kernel's copy counterpart at half its
- * extent: a copy moves two extents through the cache. CLEARPAGES_DISABLE
- * masks copy kernels as clear ones;
+ * CLEARPAGES_NT_THRESHOLD) with each kernel's copy counterpart at the same
+ * extent. From where the clear's uncached bands go non-temporal (16 KiB at
+ * least), cp_copy_pages also asks where the destination is, as
+ * cp_clear_pages does (the thread's copy history below 1 MiB, a timed chunk
+ * from there): non-temporal copies, prefetching, onto memory not in the
+ * cache; the destination copied last, copied again, counts as cached.
+ * CLEARPAGES_DISABLE masks copy kernels as clear ones;
  * CLEARPAGES_KERNEL names a clear kernel and leaves the copy calls alone.
  * Checks as cp_clear_pages, on both ranges (dst and src each not NULL,
  * CP_PAGE_SIZE-aligned, not past the top of the address space), plus
@@ -359,7 +363,8 @@ int cp_copy_huge(void *dst, const void *src, size_t npages, size_t hot_idx);
 int cp_copy_huge_opts(void *dst, const void *src, size_t npages, size_t hot_idx,
 		      const struct cp_huge_opts *opts, const struct cp_copy_kernel *kernel);
 /* Usable copy kernels here, in the order above; by name (NULL: unknown,
- * unsupported or disabled); what cp_copy_pages uses for npages (0 acts as 1). */
+ * unsupported or disabled); what cp_copy_pages uses for npages on cached
+ * memory (0 acts as 1). */
 size_t cp_copy_kernels(const struct cp_copy_kernel *const **list);
 const struct cp_copy_kernel *cp_copy_kernel_find(const char *name);
 const struct cp_copy_kernel *cp_copy_kernel_for(size_t npages);
@@ -418,7 +423,10 @@ const char *cp_policy_source(void);
  *  - estimate_from: from this extent a call times where the memory is
  *    (below it the extent and the thread's history decide).
  *  - parallel_min_share: the smallest share a parallel call gives a thread.
- *  - copy_nt_from: the first extent cp_copy_pages copies non-temporally.
+ *  - copy_nt_from, copy_uncached_nt_from: the first extent cp_copy_pages
+ *    copies non-temporally, onto memory the estimate finds cached, and not.
+ *  - copy_estimate_from: from this extent a copy asks where its destination
+ *    is (hosted only; CP_POLICY_NEVER in clearpages-freestanding.o).
  * Async-signal-safe once the library is initialised.
  */
 #define CP_POLICY_NEVER ((size_t)-1)
@@ -431,6 +439,8 @@ struct cp_policy_info {
 	size_t estimate_from;
 	size_t parallel_min_share;
 	size_t copy_nt_from;
+	size_t copy_uncached_nt_from;
+	size_t copy_estimate_from;
 };
 int cp_policy_info(struct cp_policy_info *info);
 

@@ -59,6 +59,23 @@ Test(policy_info, agrees_with_the_calls)
 	cr_assert_eq(info.copy_nt_from, first_nt_by_calls(copy_flags), "copy_nt_from %zu",
 		     info.copy_nt_from);
 	cr_assert(info.discard_from == CP_POLICY_NEVER || info.discard_from % PG == 0);
+	const struct cp__policy *p = &cp__state()->policy;
+	size_t unc = CP_POLICY_NEVER;
+	for (size_t pages = 1; pages <= ((size_t)1 << 22) && unc == CP_POLICY_NEVER; pages++)
+		if (cp__copy_bands_pick(&p->copy_uncached, pages)->flags & CP_NONTEMPORAL)
+			unc = pages * PG;
+	cr_assert_eq(info.copy_uncached_nt_from, unc, "copy_uncached_nt_from %zu, the bands %zu",
+		     info.copy_uncached_nt_from, unc);
+	/* the copies estimated from where the two lists part */
+	size_t part = CP_POLICY_NEVER;
+	for (size_t pages = 1; pages <= ((size_t)1 << 22) && part == CP_POLICY_NEVER; pages++)
+		if (cp__copy_bands_pick(&p->copy_uncached, pages) !=
+		    cp__copy_bands_pick(&p->copy, pages))
+			part = pages * PG;
+	if (!p->cached_min_mbps)
+		part = CP_POLICY_NEVER;
+	cr_assert_eq(info.copy_estimate_from, part, "copy_estimate_from %zu, the bands part at %zu",
+		     info.copy_estimate_from, part);
 }
 
 /* Published policies, "never" included: what MAY_DISCARD does on resident
