@@ -305,6 +305,7 @@ static void score_copies(const struct host *h, const char *file, int withhold)
 				      COPY_HOT_FLOOR);
 		m[0] = over_memcpy(&hot, r, k, &mc_hot);
 		unsigned i = 0;
+		const char *unc_level = NULL;
 		while (i < cold.rows && cold.bytes[i] != hot.bytes[r])
 			i++;
 		if (i < cold.rows && cold.bytes[i] >= COPY_FROM_BYTES) {
@@ -312,7 +313,7 @@ static void score_copies(const struct host *h, const char *file, int withhold)
 			both = compromise(&cold, &use, i);
 			c = ratio(&cold, i, ku);
 			u = ratio(&use, i, ku);
-			const char *unc_level = fmin(c, u) >= both - TIE ? NULL
+			unc_level = fmin(c, u) >= both - TIE ? NULL
 				: level_by_record(file, c < u ? "cold" : "use", cold.bytes[i]);
 			if (unc_level)
 				cr_log_info("%s cold/use %s: %s at %.2f / %.2f, level: %s", who,
@@ -328,7 +329,8 @@ static void score_copies(const struct host *h, const char *file, int withhold)
 			printf("| %s | %s%.2f |", hot.extent[r], hot_level ? "~" : "", got);
 			const double v[] = { c, u, both };
 			for (unsigned j = 0; j < 3; j++)
-				printf(v[j] < 0 ? " |" : " %.2f |", v[j]);
+				printf(v[j] < 0 ? " |" : " %s%.2f |",
+				       unc_level && j < 2 && v[j] < both - TIE ? "~" : "", v[j]);
 			for (unsigned j = 0; j < 3; j++)
 				printf(m[j] < 0 ? "%s-" : "%s%.2f", j ? ", " : " ", m[j]);
 			printf(" |\n");
