@@ -23,9 +23,11 @@
  * A madvise that fails (mlocked pages: EINVAL; a seccomp filter: EPERM or
  * ENOSYS) leaves the part to the stores.
  *
- * Private anonymous by the maps is necessary, not enough (issue 38): the
- * parts that would be discarded are vetted against smaps' VmFlags and the
- * guard regions (vma.c) before any is. The maps, smaps and pagemap are this
+ * Private anonymous by the maps is necessary, not enough: a discarded
+ * userfaultfd range reads back what its handler supplies, and a discarded
+ * guard region faults at the caller's next touch. So the parts that would be
+ * discarded are vetted against smaps' VmFlags and the guard regions (vma.c,
+ * every case) before any is. The maps, smaps and pagemap are this
  * process's own, opened from a procfs it can trust (files.h): another
  * process's files mounted over them (a mount namespace suffices) would call
  * a shared memfd private anonymous, and its discard would keep every byte.

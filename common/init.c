@@ -25,8 +25,8 @@
  * second registration made the child's next fork take the lock twice. A fork
  * from a signal handler that interrupted this thread while it held (or was
  * taking) the lock skips it, rather than wait on itself; a cp_set_profile
- * from such a handler returns -EBUSY (issue 38: "reload on SIGHUP" waited
- * on its own thread's lock for good).
+ * from such a handler returns -EBUSY (a profile reloaded on SIGHUP would
+ * otherwise wait on its own thread's lock for good).
  */
 #define _GNU_SOURCE
 #include <errno.h>

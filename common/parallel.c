@@ -389,7 +389,7 @@ static void share_of(const struct call *c, unsigned i, void **share_addr, size_t
 /*
  * Whether this thread may be running a signal handler, asked before it
  * creates a thread (pthread_create allocates: from a handler that interrupted
- * malloc it waited on the arena lock for good, issue 38). Nothing says so
+ * malloc it would wait on the arena lock for good). Nothing says so
  * directly; a handler runs with its own signal blocked (unless SA_NODEFER)
  * and sa_mask's, so a thread that blocks a signal whose action is a handler
  * is taken to be in one, and uses the workers there are. System calls only

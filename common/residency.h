@@ -105,10 +105,10 @@
 
 /* No kernel is called on more than this many pages at once: the plan's
  * batch less its timed chunk (4080 KiB). AMD's rep stos stops allocating the
- * lines it stores past a length (seed 001: 32 MiB on Milan; the Zen 5 VM: 4
- * MiB, where a cached buffer cleared by one call ran at 76 GB/s against 117
- * at 4080 KiB), which a cached target pays for; a call per 4 MiB costs
- * nothing measurable. cp__clear_by calls k so. */
+ * lines it stores past a length (4 MiB on the Zen 5 VM, where a cached buffer
+ * cleared in one call ran slower than in 4080 KiB calls:
+ * bench/results/amd-zen5/README.md), which a cached target pays for; a call
+ * per 4 MiB costs nothing measurable. cp__clear_by calls k so. */
 #define CP__MAX_CALL_PAGES (CP__RESIDENCY_BATCH_PAGES - CP__RESIDENCY_CHUNK_PAGES)
 void cp__clear_in_calls(const struct cp_kernel *k, void *addr, size_t npages);
 static inline void cp__clear_by(const struct cp_kernel *k, void *addr, size_t npages)

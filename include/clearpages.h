@@ -328,8 +328,8 @@ int cp_clear_huge_opts(void *base, size_t npages, size_t hot_idx,
 		       const struct cp_huge_opts *opts);
 
 /*
- * Copying pages (seed 002: copy_user_huge_page, a copy-on-write fault on a
- * huge page, a fork of a VM's memory, a snapshot). The same policy as the
+ * Copying pages (what copy_user_huge_page does on a copy-on-write fault of a
+ * huge page; a fork of a VM's memory, a snapshot). The same policy as the
  * clear: copy kernels listed by cp_copy_kernels() in the same order
  * (temporal first, fastest at small extents first; then non-temporal),
  * chosen by extent from the state in force: a built-in row's own copy bands
