@@ -828,9 +828,9 @@ Test(builtin_rows, zen5_copy_row_on_its_record)
 
 /* A row without copy bands copies with its bands' counterparts at the same
  * extent: on Zen 3 that is avx2, then avx2_nt from 16 MiB. Scored against a
- * recorded clearbench copy on a Zen 3 VM (tests/data/amd-zen3-copy.csv,
- * from ../shared/measurements/amd-epyc-zen3-s5/copy.csv: L2 512 KiB, LLC 32
- * MiB, as the row's host) on cached buffers, as the clear bands are. */
+ * recorded clearbench copy on a Zen 3 VM (tests/data/amd-zen3-copy.csv, one
+ * run on a VM of L2 512 KiB, LLC 32 MiB, as the row's host) on cached
+ * buffers, as the clear bands are. */
 Test(builtin_rows, derived_copy_bands_on_a_recorded_copy)
 {
 	static struct table tb;
