@@ -153,7 +153,7 @@ for arch in x86_64 arm64; do
 	mv "$tmp/h" "$tmp/clearpages.h"
 done
 for f in README.md include/clearpages.h docs/dispatch.md; do
-	from=arch/*/kernels.def
+	from='arch/*/kernels.def'
 	[ "$f" = docs/dispatch.md ] && from=common/builtin.c
 	if ! cmp -s "$f" "$tmp/$(basename "$f")"; then
 		if [ "$check" = --check ]; then
