@@ -36,8 +36,9 @@ include arch/$(ARCH)/Dir.mk
 # honoured (debian/rules passes dpkg-buildflags' hardening flags through them).
 CFLAGS   ?= -O2 -g
 SYSCONFDIR ?= /etc
-# CP_NO_DEPRECATED: the library, its tests and clearbench call the deprecated
-# aliases on purpose (include/clearpages.h); consumers get the warnings.
+# CP_NO_DEPRECATED: the library and its tests call the deprecated aliases on
+# purpose (include/clearpages.h); consumers get the warnings, and clearbench
+# turns them back on (bench/Dir.mk).
 CP_CFLAGS := -std=gnu11 -Wall -Wextra -fPIC -fvisibility=hidden -DCP_NO_DEPRECATED \
              -Iinclude -Icommon -Iarch/$(ARCH) $(ARCH_CFLAGS) \
              -DCP_SYSCONFDIR='"$(SYSCONFDIR)"'

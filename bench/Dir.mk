@@ -29,10 +29,14 @@ REPORT_ARGS ?=
 # One object per module (tests/check-graph.sh reads their symbols: bench's
 # modules reference each other one way only); -MMD: each depends on the
 # headers it includes.
+# clearbench calls the settled names only: the header's deprecation
+# attribute is back on (CP_CFLAGS turns it off for the library and the
+# tests), and a deprecated name is an error, as in the examples.
 BENCH_OBJ  := $(BENCH_DIR)/obj
 BENCH_OBJS := $(patsubst bench/%.c,$(BENCH_OBJ)/%.o,$(BENCH_SRCS))
+BENCH_DEPRECATED := -UCP_NO_DEPRECATED -Werror=deprecated-declarations
 $(BENCH_OBJ)/%.o: bench/%.c | $(BENCH_OBJ)
-	$(CC) $(CP_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(BENCH_CROSS_FLAGS) -Ibench -MMD -MP -c $< -o $@
+	$(CC) $(CP_CFLAGS) $(BENCH_DEPRECATED) $(CPPFLAGS) $(CFLAGS) $(BENCH_CROSS_FLAGS) -Ibench -MMD -MP -c $< -o $@
 -include $(wildcard $(BENCH_OBJ)/*.d)
 $(BENCH_OBJ):
 	mkdir -p $@

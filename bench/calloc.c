@@ -255,7 +255,8 @@ static void modes_notes(const struct bench_opts *opts, size_t rounds, size_t col
 		   "--quick: smaller than 4x the LLC, part of it may be cached" :
 		   "capped by 2 GiB and free memory: under 4x the LLC, part of it may be cached",
 		   bench_size_str(host->llc_bytes, llc, sizeof(llc)));
-	bench_note("clear then write: cp_clear_pages_hot / _cold / cp_clear / memset, then "
+	bench_note("clear then write: cp_zero with CP_ZERO_HOT (hot), CP_ZERO_COLD (cold), no "
+		   "flags (auto), or memset, then "
 		   "memset(0x5a) over the block, in one mapping faulted in beforehand.");
 }
 

@@ -35,13 +35,12 @@ enum { CTW_HOT, CTW_COLD, CTW_AUTO, CTW_MEMSET, NCTW };
 
 static void clear_then_write(int how, void *buf, size_t bytes)
 {
-	size_t np = bytes / CP_PAGE_SIZE;
 	if (how == CTW_HOT)
-		cp_clear_pages_hot(buf, np);
+		cp_zero(buf, bytes, CP_ZERO_HOT);
 	else if (how == CTW_COLD)
-		cp_clear_pages_cold(buf, np);
+		cp_zero(buf, bytes, CP_ZERO_COLD);
 	else if (how == CTW_AUTO)
-		cp_clear(buf, bytes);
+		cp_zero(buf, bytes, 0);
 	else
 		bench_memset_zero(buf, bytes);
 	memset(buf, 0x5a, bytes);
@@ -50,7 +49,7 @@ static void clear_then_write(int how, void *buf, size_t bytes)
 struct bench_table *calloc_ctw_table(const struct bench_opts *opts, const size_t *sizes,
 				     size_t nsizes, size_t rounds)
 {
-	static const char *const cols[] = { "block", "hot", "cold", "cp_clear", "memset",
+	static const char *const cols[] = { "block", "hot", "cold", "auto", "memset",
 					    "hot/cold", "hot/cold q1-q3", "hot/cold min-max" };
 	size_t top = 0, budget = opts->quick ? (8u << 20) : (64u << 20);
 	for (size_t i = 0; i < nsizes; i++)

@@ -102,7 +102,7 @@ static void clear_auto(const struct bench_contender *c, void *buf, size_t bytes)
 static void clear_cold_call(const struct bench_contender *c, void *buf, size_t bytes)
 {
 	(void)c;
-	cp_clear_pages_cold(buf, bytes / CP_PAGE_SIZE);
+	cp_zero(buf, bytes, CP_ZERO_COLD);
 }
 
 void bench_contender_cold_call(struct bench_contender *c)

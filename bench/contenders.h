@@ -54,7 +54,7 @@ int bench_libc_helper_main(void);
 /* Every copy kernel of cp_copy_kernels() (at most max - 2), then auto
  * (cp_copy_pages) and memcpy; the count. */
 size_t bench_copy_contenders(struct bench_contender *out, size_t max);
-/* cp_clear_pages_cold(), named cold_call. */
+/* cp_zero() with CP_ZERO_COLD, named cold_call. */
 void bench_contender_cold_call(struct bench_contender *c);
 /* memset(0), which the compiler may not elide. */
 void bench_memset_zero(void *buf, size_t bytes);

@@ -23,7 +23,7 @@ struct bench_host {
 };
 void bench_host_get(struct bench_host *h);
 
-/* The temporal kernel cp_clear_pages_hot() uses at npages (fault's all-temporal rows). */
+/* The temporal kernel cp_zero(.., CP_ZERO_HOT) uses at npages (fault's all-temporal rows). */
 const struct cp_kernel *bench_hot_kernel(size_t npages);
 /* The kernel cp_clear_pages() uses at npages on memory the estimate finds
  * uncached, the estimate's threshold (MB/s; 0: none) and the extent from which
@@ -42,7 +42,7 @@ size_t bench_history_below_pages(void);
 /* The residency estimate's counter rate (Hz), waiting out its measurement
  * over the library's first 2 ms where CPUID does not give it (up to 20 ms);
  * 0 where there is no usable counter. Until then the calls decide by extent
- * alone: cp_clear_pages_cold on a hot 4 KiB buffer ran non-temporally, 8x
+ * alone: a CP_ZERO_COLD call on a hot 4 KiB buffer ran non-temporally, 8x
  * slower, through a sweep's whole first round (Zen 3 VM). */
 unsigned long long bench_counter_rate(void);
 
@@ -93,7 +93,7 @@ int bench_policy_restore(void);   /* after either: 0, or -1 (publish refused) */
 size_t bench_parallel_min_share_pages(void);
 int bench_clear_parallel_min(void *addr, size_t npages, unsigned nthreads, size_t min_share);
 
-/* What cp_clear_pages, cp_clear_pages_cold and cp_copy_pages ran, without
+/* What cp_clear_pages, cp_zero(.., CP_ZERO_COLD) and cp_copy_pages ran, without
  * touching their path: bench_record_start publishes the policy in force with
  * every kernel of its band lists (any, hot, cold, uncached; copy,
  * copy_uncached) replaced by a recording wrapper (same name and flags; counts

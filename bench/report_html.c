@@ -23,7 +23,7 @@
 static const struct { const char *scenario, *title, *what; } about[] = {
 	{ "sweep", "Sweep: every kernel, auto and memset, 4 KiB to 1 GiB, hot, cold and in use",
 	  "GB/s of each kernel called once over the extent, of auto (cp_clear_pages, the "
-	  "library's choice), cold_call (cp_clear_pages_cold), memset (glibc) and auto_page "
+	  "library's choice), cold_call (cp_zero with CP_ZERO_COLD), memset (glibc) and auto_page "
 	  "(cp_clear_pages one page per call), on three kinds of target: hot (one buffer "
 	  "cleared again and again, so it stays cached), cold (each clear on another slot of a "
 	  "pool not in the cache, as allocators and VMMs meet memory) and use (cold, then one "

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sweep: every usable kernel, auto (cp_clear_pages), cold_call
- * (cp_clear_pages_cold), memset and page-at-a-time auto at extents from 4 KiB
+ * sweep: every usable kernel, auto (cp_clear_pages), cold_call (cp_zero
+ * with CP_ZERO_COLD), memset and page-at-a-time auto at extents from 4 KiB
  * to 1 GiB, on three kinds of target (targets.c): hot, one buffer again and
  * again; cold, each clear on another slot of a pool not in the cache; use,
  * cold and then written line by line. memset also from a second glibc where

@@ -183,7 +183,7 @@ static void notes(const struct sweep *sw)
 	bench_host_get(&h);
 	bench_note("hot = %s; cold = %s; use = %s.", kind_about[BK_HOT], kind_about[BK_COLD],
 		   kind_about[BK_USE]);
-	bench_note("auto = cp_clear_pages(), cold_call = cp_clear_pages_cold(), auto_page = "
+	bench_note("auto = cp_clear_pages(), cold_call = cp_zero(.., CP_ZERO_COLD), auto_page = "
 		   "cp_clear_pages() one page per call (hot only); auto/fastest and "
 		   "cold_call/fastest = against the fastest kernel of the row, named in the "
 		   "summary (the CSV's auto_over_best and cold_call_over_best, over its "

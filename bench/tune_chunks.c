@@ -57,9 +57,9 @@ void tune_chunks_measure(const struct bench_opts *opts, struct bench_pool *pool,
 		return;
 	bench_progress("tune: timing %zu KiB chunks, hot and cold", pages * CP_PAGE_SIZE >> 10);
 	for (size_t i = 0; i < n; i++) {
-		cp_clear_pages_hot(hot, HOT_PAGES);    /* as the library clears it: in calls
-							 that keep the lines (one 4 MiB rep stos
-							 call on AMD may not) */
+		/* as the library clears it: in calls that keep the lines (one
+		 * 4 MiB rep stos call on AMD may not) */
+		cp_zero(hot, (size_t)HOT_PAGES * CP_PAGE_SIZE, CP_ZERO_HOT);
 		ticks[i] = bench_time_chunk(k, hot, pages);
 	}
 	out->hot_p90 = quantile(ticks, n, 90);

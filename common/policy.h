@@ -3,11 +3,11 @@
  * The extent policy: ordered lists of extent bands, [from_pages, kernel]
  * ascending, the first from 0. Four lists, for three calls and two kinds of
  * memory:
- *   any       cp_clear_pages, cp_clear's body, the huge orders' far ranges and
+ *   any       cp_clear_pages, cp_zero's body, the huge orders' far ranges and
  *             parallel shares, on memory in the caches
  *   uncached  the same calls on memory that is not (common/residency.c tells)
- *   hot       temporal kernels only: cp_clear_pages_hot, the hot range
- *   cold      non-temporal kernels only: cp_clear_pages_cold on memory that is
+ *   hot       temporal kernels only: CP_ZERO_HOT, the hot range
+ *   cold      non-temporal kernels only: CP_ZERO_COLD on memory that is
  *             not cached; on cached memory it takes any's kernel where that is
  *             temporal (a non-temporal store of a cached line saves nothing)
  * plus the residency threshold and the parallel split. Built by

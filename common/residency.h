@@ -25,7 +25,7 @@
  * that is not, and the next estimate of that range (a pool recycling cold
  * blocks) would time them.
  *
- * cp_clear_pages (and cp_clear's body) on the range the calling thread
+ * cp_clear_pages (and cp_zero's body) on the range the calling thread
  * cleared last, whose last CP__REUSE_MIN_CACHED_RUN clears timed cached: a
  * slow chunk means the range was evicted in between, and a caller that clears
  * one block again and again (an allocator's calloc-free loop) will clear it
@@ -35,7 +35,7 @@
  * still timed; a cached chunk grants them again. Hosted only (thread-local
  * storage).
  *
- * Below CP__COLD_HISTORY_BELOW_PAGES cp_clear_pages_cold cannot afford a
+ * Below CP__COLD_HISTORY_BELOW_PAGES a CP_ZERO_COLD call cannot afford a
  * temporal chunk per call, so the calling thread keeps a verdict and times
  * one page of every CP__COLD_HISTORY_CALLS-th call (hosted only); under an
  * "uncached" verdict the call before clears that page temporally, so that it
@@ -91,7 +91,7 @@
 /* Below these a thread's history decides (see above); from them the
  * per-batch plan. cp_clear_pages' plan keeps its reuse graces from 1 MiB. */
 #define CP__HISTORY_BELOW_PAGES       256    /* cp_clear_pages, where its bands part */
-#define CP__COLD_HISTORY_BELOW_PAGES  512    /* cp_clear_pages_cold */
+#define CP__COLD_HISTORY_BELOW_PAGES  512    /* CP_ZERO_COLD */
 #define CP__COLD_HISTORY_CALLS        64
 #define CP__COLD_HISTORY_MAX_SHIFT    2      /* at most 64 << 2 calls apart */
 /* ... an interval past 64 calls covers at most 4 MiB, and from 128 KiB one
@@ -198,14 +198,14 @@ static inline size_t cp__any_plan_from_pages(const struct cp__policy *p)
 }
 
 struct cp__state;
-/* cp_clear_pages (and cp_clear's body, far ranges, parallel shares) and
- * cp_clear_pages_cold for an extent of `extent` pages. */
+/* cp_clear_pages (and cp_zero's body, far ranges, parallel shares) and
+ * CP_ZERO_COLD for an extent of `extent` pages. */
 void cp__plan_any(const struct cp__state *s, size_t extent, struct cp__plan *out);
 void cp__plan_cold(const struct cp__state *s, size_t extent, struct cp__plan *out);
 /* Run a plan over [addr, addr + npages) (a part of the extent it was made for).
  * 1 when every chunk it timed was cached (or it timed none), else 0. */
 int cp__plan_run(const struct cp__plan *pl, void *addr, size_t npages);
-/* cp_clear_pages and cp_clear's body from s->policy.estimate_from_pages: the
+/* cp_clear_pages and cp_zero's body from s->policy.estimate_from_pages: the
  * plan, told whether this thread's last such clear was this range, cached
  * (hosted only); below CP__HISTORY_BELOW_PAGES, hosted, only on a range other
  * than cp__any_small_last. */
@@ -229,7 +229,7 @@ static inline int cp__any_small_again(const void *addr, size_t npages)
 /* Tests: forget the calling thread's last range and its small calls' history. */
 void cp__reuse_history_forget(void);
 #endif
-/* cp_clear_pages_cold past the argument checks, for npages below
+/* CP_ZERO_COLD past the argument checks, for npages below
  * s->policy.cold_estimate_below_pages. */
 void cp__clear_cold_estimated(const struct cp__state *s, void *addr, size_t npages);
 

@@ -115,7 +115,7 @@ static inline const struct cp_copy_kernel *cp__copy_pick(const struct cp__state 
 }
 
 /* 1 when [addr, addr + len) with len > 0 is a valid byte range: not NULL,
- * not past the top of the address space (cp_clear's check). */
+ * not past the top of the address space (cp_zero's check). */
 static inline int cp__range_ok(const void *addr, size_t len)
 {
 	return addr && len - 1 <= UINTPTR_MAX - (uintptr_t)addr;

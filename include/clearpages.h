@@ -15,7 +15,6 @@
  *    arguments (a zero length or an -EINVAL counts), in this process or in
  *    the parent it was forked from.
  *  - Async-signal-safe once the library is initialised: cp_clear_pages,
- *    cp_clear_pages_hot, cp_clear_pages_cold, cp_clear, cp_clear_huge,
  *    cp_clear_huge_opts (when its between() is), cp_kernels, cp_kernel_find,
  *    cp_kernel_for, cp_copy_pages, cp_copy_huge, cp_copy_huge_opts (when its
  *    between() is), cp_copy_kernels, cp_copy_kernel_find, cp_copy_kernel_for,
@@ -23,8 +22,9 @@
  *    cp_zero_progress (when its progress is) without CP_ZERO_PARALLEL
  *    (MAY_DISCARD and RESIDENT
  *    read /proc/self/maps, smaps and pagemap with system calls only, on the
- *    stack, close them before any store, and keep errno). Always:
- *    cp_version (it never initialises) and the raw kernels.
+ *    stack, close them before any store, and keep errno), and the deprecated
+ *    aliases (below) as the calls they stand for. Always: cp_version (it
+ *    never initialises) and the raw kernels.
  *    Not async-signal-safe: the first call of all (it reads the environment
  *    and files and may print), cp_set_profile (files, a lock) and
  *    cp_clear_pages_parallel and CP_ZERO_PARALLEL (a lock; it may create
@@ -98,7 +98,7 @@ extern "C" {
  * (the page aliases also give -EINVAL for an address not CP_PAGE_SIZE-aligned).
  * Their declarations carry the compiler's deprecation attribute; define
  * CP_NO_DEPRECATED before including this header to leave it out (the
- * library's own build, its tests and clearbench do: they test the aliases).
+ * library's own build and its tests do: they test the aliases).
  */
 #if !defined(CP_NO_DEPRECATED) && (defined(__clang__) || \
     (defined(__GNUC__) && (__GNUC__ > 4 || (__GNUC__ == 4 && __GNUC_MINOR__ >= 5))))
@@ -151,8 +151,8 @@ int cp_clear(void *addr, size_t len);
  * top of the address space). 0 flags: the dispatcher decides, as
  * cp_clear_pages does for the whole pages inside; the head and tail (less
  * than a page each) take ordinary stores.
- *   CP_ZERO_HOT        the caller reads it soon: temporal (cp_clear_pages_hot)
- *   CP_ZERO_COLD       it won't touch it soon: bypass the cache (_cold)
+ *   CP_ZERO_HOT        the caller reads it soon: temporal
+ *   CP_ZERO_COLD       it won't touch it soon: bypass the cache
  *   CP_ZERO_PARALLEL   threads as cp_clear_pages_parallel(.., 0); the
  *                      freestanding object clears on the calling thread
  *   CP_ZERO_MAY_DISCARD  the caller owns the memory and lets the library give

@@ -222,7 +222,7 @@ void cp__cpu_detect(struct cp__cpu *cpu)
 #define MIDR_PATH "/sys/devices/system/cpu/cpu0/regs/identification/midr_el1"
 
 /* The first line of a small file. open/read, not stdio: the first use
- * allocates nothing (an allocator's first cp_clear must not re-enter it). */
+ * allocates nothing (an allocator's first cp_zero must not re-enter it). */
 static int read_line(const char *path, char *buf, size_t len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
