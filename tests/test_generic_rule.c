@@ -145,6 +145,15 @@ static unsigned check_row(const char *who, const char *what, const struct table 
 	return *got < floor;
 }
 
+/* A host's Markdown table head (CP_POLICY_TABLE=1); last: the last column. */
+static void table_head(const char *who, int withhold, const char *last)
+{
+	if (print_tables())
+		printf("\n%s, %s\n\n| extent | hot | cold | use | one kernel for both | %s |\n"
+		       "|---|---|---|---|---|---|\n", who,
+		       withhold ? "its row withheld" : "its built-in row", last);
+}
+
 static void score_host(const struct host *h, int withhold, struct floors fl)
 {
 	static struct table hot, cold, use;
@@ -152,10 +161,7 @@ static void score_host(const struct host *h, int withhold, struct floors fl)
 	struct described d = describe(h, withhold);
 	char who[96];
 	snprintf(who, sizeof(who), "%s (%s)", h->name, d.source);
-	if (print_tables())
-		printf("\n%s, %s\n\n| extent | hot | cold | use | one kernel for both | cold_call |\n"
-		       "|---|---|---|---|---|---|\n", who,
-		       withhold ? "its row withheld" : "its built-in row");
+	table_head(who, withhold, "cold_call");
 	for (unsigned r = 0; r < hot.rows; r++) {
 		double got, c = -1, u = -1, both = -1, cc = -1;
 		check_row(who, "hot", &hot, r, &d.policy.any, fl.hot, &got);
@@ -286,10 +292,7 @@ static void score_copies(const struct host *h, const char *file, int withhold)
 	struct described d = describe(h, withhold);
 	char who[96];
 	snprintf(who, sizeof(who), "%s copies (%s)", h->name, d.source);
-	if (print_tables())
-		printf("\n%s, %s\n\n| extent | hot | cold | use | one kernel for both | "
-		       "hot, cold, use / memcpy |\n|---|---|---|---|---|---|\n", who,
-		       withhold ? "its row withheld" : "its built-in row");
+	table_head(who, withhold, "hot, cold, use / memcpy");
 	for (unsigned r = 0; r < hot.rows; r++) {
 		size_t pages = hot.bytes[r] / PG;
 		const char *k = cp__copy_bands_pick(&d.policy.copy, pages)->name;
