@@ -37,22 +37,21 @@ const struct cp__builtin cp__builtins[] = {
 	{ "amd-zen4", 2,
 	  { { 0, "avx2" }, { MIB(16), "clzero" } }, MIB(8), 20000, CP__BAND_UNUSED, NO_COPY_ROWS },
 	/* amd-zen3: avx2, avx2_nt from 16 MiB (this VM's L3 share does not hold
-	 * a 16 MiB buffer; clzero level). Threshold from timed 16 KiB chunks:
-	 * cached p90 37 GB/s, cold p10 7-9; 16000 misjudged 1-3 of 401 hot
-	 * chunks. Discard: never, as on Zen 4. */
+	 * a 16 MiB buffer; clzero level). Threshold from timed 16 KiB chunks,
+	 * between the cached and the cold rates: 16000 misjudged 1-3 of 401 hot
+	 * chunks and no cold one. Discard: never, as on Zen 4. */
 	{ "amd-zen3", 2,
 	  { { 0, "avx2" }, { MIB(16), "avx2_nt" } }, MIB(8), 16000, CP__BAND_UNUSED, NO_COPY_ROWS },
 	/* amd-zen5: avx2, rep stosq from 1 MiB (1.07-1.15x avx2 at 1, 2 and
-	 * 8 MiB, level at 4 and 16), clzero from the 32 MiB LLC
-	 * (cp_clear_pages_cold: clzero at every extent, where it led on memory
-	 * not in the cache). A rep stosq chunk cannot tell cold memory from
-	 * cached here; the estimate times avx2's (cp__chunk_kernel). Threshold:
-	 * cached 16 KiB avx2 chunks p90 525 ticks, cold ones with a warm TLB (a
-	 * cold extent's later batches) p10 1113; 34000 MB/s is a limit of 1010.
-	 * Copies: avx512 below 32 KiB (1.6x rep movsb hot, source and
-	 * destination in the L1d), rep movsb from there to 1 GiB (113-147 GB/s
-	 * against 85-90 at 32-128 KiB; level with avx2_nt from 16 MiB, which
-	 * pays on no kind of target everywhere). */
+	 * 8 MiB), clzero from the 32 MiB LLC (cp_clear_pages_cold: clzero at
+	 * every extent, where it led on memory not in the cache). A rep stosq
+	 * chunk cannot tell cold memory from cached here; the estimate times
+	 * avx2's (cp__chunk_kernel). Threshold: between cached 16 KiB avx2
+	 * chunks and cold ones with a warm TLB (a cold extent's later batches),
+	 * p90 525 ticks against p10 1113. Copies: avx512 below 32 KiB (1.6x rep
+	 * movsb hot, source and destination in the L1d), rep movsb from there to
+	 * 1 GiB (at 32-128 KiB 113-147 GB/s against the vector loops' 85-90; no
+	 * non-temporal band paid on every kind of target). */
 	{ "amd-zen5", 3,
 	  { { 0, "avx2" }, { MIB(1), "rep_stosq" }, { MIB(32), "clzero" } }, MIB(8), 34000, 0,
 	  2, { { 0, "avx512" }, { KIB(32), "rep_movsb" } } },

@@ -9,10 +9,10 @@
  * CLEARPAGES_KERNEL, which names a clear kernel).
  *
  * The same extent, not half (a copy's footprint is two extents): on the
- * Zen 3 and Zen 4 copy tables (tests/data) the temporal copies kept up to
- * the clear's non-temporal threshold (16 MiB on both): 8 MiB hot, avx2 1.00
- * and 0.95 of the fastest, the non-temporal ones 0.93 and 0.64; at 16 MiB
- * avx2_nt 0.92 and 1.00 (Zen 3's temporal ones 0.70).
+ * Zen 3 and Zen 4 copy tables the temporal copies kept up to the clear's
+ * non-temporal threshold (16 MiB on both); at half of it, 8 MiB hot, the
+ * non-temporal ones ran 0.62 of the fastest on Zen 4
+ * (tests/data/amd-zen4-copy.csv).
  */
 #include "select.h"
 #include "str.h"
@@ -102,11 +102,10 @@ static const struct cp_copy_kernel *prefetching(const struct cp__copy_kernel_lis
  * go non-temporal, never below CP__COPY_ESTIMATE_MIN_PAGES; from there each
  * uncached band's copy counterpart at the same extent (the destination
  * misses as a cleared one does; no halving: the source, read once, is not
- * kept), prefetching. On the Zen 3 and Zen 4 copy tables (tests/data)
- * avx2_nt_pf reached 0.83-1.00 of the fastest on cold targets and 0.83-1.00
- * on then-read ones from 64 KiB, the temporal kernels 0.57-0.80 cold; below
- * 16 KiB a temporal copy served both about as well (Zen 3 4 KiB: avx2 0.78
- * cold and 0.91 then-read, avx2_nt 1.00 and 0.64). */
+ * kept), prefetching. From 64 KiB the copy bands' avx2 ran 0.57-0.63 of
+ * the fastest copy onto cold memory on Zen 3, avx2_nt_pf the fastest at
+ * nearly every extent (tests/data/amd-zen3-copy.csv); below 16 KiB a
+ * temporal copy served both (policy.h, CP__COPY_ESTIMATE_MIN_PAGES). */
 static void derive_uncached(const struct cp__copy_kernel_list *usable, unsigned prefs,
 			    struct cp__policy *p)
 {

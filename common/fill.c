@@ -11,11 +11,12 @@
  *
  * The thread count is measured, not assumed. Populate scales until the memory
  * system or the kernel's locks stop it: on the GPU host 4 threads beat 16
- * (bench/results/gpu-host-h200/README.md); on the 2-vCPU VMs 2 beat 1. The
- * first large parallel fill of a process starts with 2 threads and doubles
- * them while each doubling gains at least RAMP_GAIN over a phase of at least
- * PHASE_NS and two chunks per thread; it keeps the best count it saw, and
- * later fills start there. Threads past the current count wait, sleeping.
+ * (bench/results/gpu-host-h200/README.md); on the 2-vCPU Zen 4 VM 2 beat 1
+ * (bench/results/amd-zen4/README.md). The first large parallel fill of a
+ * process starts with 2 threads and doubles them while each doubling gains
+ * at least RAMP_GAIN over a phase of at least PHASE_NS and two chunks per
+ * thread; it keeps the best count it saw, and later fills start there.
+ * Threads past the current count wait, sleeping.
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -24,8 +24,8 @@
 #define CP__MAX_BANDS 8
 /* Copies below 16 KiB go by extent alone, never estimated: on the Zen 3
  * copy sweep a temporal 4 KiB copy served cold and then-read targets alike
- * (avx2 0.78 of the best for both, avx2_nt 0.64), from 16 KiB the
- * non-temporal one did (0.79 against sse2's 0.72). */
+ * (avx2 0.78 of the best for both against avx2_nt's 0.64:
+ * tests/data/amd-zen3-copy.csv); from 16 KiB the non-temporal one did. */
 #define CP__COPY_ESTIMATE_MIN_PAGES 4
 /* from_pages of an unused band: no extent reaches it (npages <= SIZE_MAX / 4096). */
 #define CP__BAND_UNUSED SIZE_MAX

@@ -5,8 +5,8 @@
  * uncached; cold's non-temporal kernel or any's temporal one). The rules
  * below; the measurements behind each constant are in the host records
  * (bench/results/<host>/README.md, chiefly amd-zen3, amd-zen4, amd-zen5 and
- * intel-family6-model167) and docs/dispatch.md, which also lists the
- * alternatives measured and why they lost.
+ * intel-family6-model167: the alternatives measured and why they lost in
+ * the last, the history constants each changed alone in amd-zen5's).
  *
  * The estimate times the clear itself: the first chunk of each batch is
  * cleared with a temporal kernel (cp__chunk_kernel), and a chunk at
@@ -72,8 +72,9 @@
 #include "policy.h"
 
 #define CP__RESIDENCY_BATCH_PAGES     1024   /* 4 MiB: each decided anew */
-/* 16 KiB: a 4 KiB chunk misjudged LLC-resident targets on the Intel VM
- * (700-960 ticks against a 666-tick limit); 64 KiB cost 4x more on cold ones. */
+/* 16 KiB: a 4 KiB chunk misjudged 63-100 % of LLC-resident targets on the
+ * Intel VM (bench/results/intel-family6-model167/README.md); 64 KiB costs
+ * more on cold ones. */
 #define CP__RESIDENCY_CHUNK_PAGES     4
 /* A chunk must last this many ticks at the threshold rate, else it is
  * doubled (a 25 MHz counter times 32 KiB); past 64 pages the counter is too
@@ -81,10 +82,11 @@
 #define CP__RESIDENCY_MIN_TICKS       32
 /* A chunk past both this many times the limit and the time it takes at
  * CP__RESIDENCY_STALL_MBPS is suspected of a stall or page faults, not of
- * cold memory. Cold 16 KiB chunks ran at 3 GB/s and faster (the Zen 5 VM in
- * a slow memory spell: 5.5 us, 11-13x its limit), page faults at 1.4 GB/s
- * and slower (the Intel VM: 11.5 us; the Zen 5 VM 46 us), stalls ~130 us:
- * the rate separates them where a multiple of the limit alone does not. */
+ * cold memory. The factor: cold chunks took at most 2x the limit on the
+ * Intel VM (bench/results/intel-family6-model167/README.md). The rate
+ * separates them where a multiple of the limit alone does not: cold 16 KiB
+ * chunks ran at 2.7 GB/s or faster, even in a slow memory spell of the Zen 5
+ * VM, page faults at 1.4 GB/s or slower (bench/results/amd-zen5/README.md). */
 #define CP__RESIDENCY_STALL_FACTOR    4
 #define CP__RESIDENCY_STALL_MBPS      2000
 #define CP__RESIDENCY_MAX_CHUNK_PAGES 64
@@ -119,8 +121,9 @@ static inline void cp__clear_by(const struct cp_kernel *k, void *addr, size_t np
 		cp__clear_in_calls(k, addr, npages);   /* out of line: no loop in the small call */
 }
 /* Copies alike: rep movs on the Zen 4 VM ran level either way (one call of
- * 1-16 MiB against 4080 KiB calls, paired medians 0.99-1.01: the amd-zen4
- * record); where its length exists, as rep stos's does, the split pays. */
+ * 1-16 MiB against 4080 KiB calls, paired medians 0.99-1.01:
+ * bench/results/amd-zen4/README.md); where its length exists, as rep stos's
+ * does, the split pays. */
 void cp__copy_in_calls(const struct cp_copy_kernel *k, void *dst, const void *src, size_t npages);
 static inline void cp__copy_by(const struct cp_copy_kernel *k, void *dst, const void *src,
 			       size_t npages)
@@ -171,9 +174,10 @@ static inline int cp__is_nt(const struct cp_kernel *k)
  * is the extent's: any's kernel for a chunk-sized clear (the widest vector
  * stores), unless the CPU keeps rep stosb level mid-band (CP__P_STRING_MID,
  * Intel), where the extent's own kernel is timed, as the Intel thresholds
- * were measured. A rep stosq chunk on the Zen 5 VM timed cold memory whose
- * TLB entries were warm at 462-546 ticks, cached buffers at p90 441: it
- * cannot tell; an avx2 chunk there: p10 1113 against p90 525. */
+ * were measured. A rep stosq chunk on the Zen 5 VM cannot tell: it timed
+ * cold memory whose TLB entries were warm as fast as cached buffers
+ * (462-546 ticks against p90 441, bench/results/amd-zen5/README.md); an
+ * avx2 chunk there can. */
 struct cp__state;
 const struct cp_kernel *cp__chunk_kernel(const struct cp__state *s, const struct cp_kernel *cached,
 					 size_t chunk_pages);

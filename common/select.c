@@ -17,9 +17,9 @@
  *    non-temporal kernel (clzero where the CPU has it). Past that the zeroes
  *    evict the caller's working set and each temporal store pays a
  *    read-for-ownership for nothing. The cap: Intel VMs report the whole
- *    package's L3 (300-480 MiB), while one core's temporal stores of a
- *    cached buffer turn bimodal from 32 MiB and lose from 64 (Emerald
- *    Rapids: 0.46 of non-temporal ones at 64 MiB). A target past the LLC
+ *    package's L3, while one core's temporal stores of a cached buffer lose
+ *    from 64 MiB (Emerald Rapids: 0.46 of non-temporal ones there,
+ *    bench/results/intel-emerald-rapids/README.md). A target past the LLC
  *    below the cap times slow chunks and takes the uncached band.
  *  - shares of 8 MiB for parallel clears: no measured host lost there.
  * For memory that is not in the caches (the uncached bands, every source
@@ -28,18 +28,19 @@
  * few KiB) or clear it and write it at once (temporal stores win up to about
  * the L2 size), and cp_clear_pages cannot tell the two apart: each band is
  * held to the best any one kernel does for both at once, less 0.05 (the
- * larger of the two shortfalls). From 16 KiB any's first non-temporal
- * kernel meets it on every recorded host (16 KiB: 0.77-1.00 of the best for
- * both; rep stosb there: 0.27-0.74). Below 16 KiB rep stosb, where the CPU
- * ranks it (ERMS, FSRS): 4 KiB 0.93 on the Zen 5 VM, 0.81 on Intel 6/167
- * (non-temporal stores: 0.77 and 0.42, the then-written side). Not where
- * the CPU allocates every line a short clear stores (CP__P_SHORT_UNCACHED_NT:
- * rep stosb 0.39-0.49 of the best cold at 4 KiB on Zen 3 and Zen 4): there
- * the first vector non-temporal kernel, 0.72-0.86 for both (clzero's
- * then-written 4 KiB trailed it on every AMD host: 0.63 on the second Zen 3
- * VM). On cached memory vector stores lead (1.6-1.8x at 4-16 KiB on Zen 5),
- * so the thread's history tells the two apart from one page on; elsewhere
- * any's rows stay below 16 KiB.
+ * larger of the two shortfalls), on every recorded host
+ * (tests/test_generic_rule.c). From 16 KiB any's first non-temporal kernel
+ * meets it (rep stosb there: 0.27 of the best for both on Zen 4,
+ * bench/results/amd-zen4/README.md). Below 16 KiB rep stosb, where the CPU
+ * ranks it (ERMS, FSRS): 4 KiB 0.93 of the best for both on the Zen 5 VM
+ * (bench/results/amd-zen5/README.md). Not where the CPU allocates every
+ * line a short clear stores (CP__P_SHORT_UNCACHED_NT): there the first
+ * vector non-temporal kernel (rep stosb 0.39 of the best for both at 4 KiB
+ * on Zen 4, bench/results/amd-zen4/README.md; clzero, written at once,
+ * trailed the vector kernel on every AMD host). On cached memory vector
+ * stores lead (1.6-1.8x rep stosb at 4-16 KiB on Zen 5,
+ * bench/results/amd-zen5/README.md), so the thread's history tells the two
+ * apart from one page on; elsewhere any's rows stay below 16 KiB.
  * Every source derives them so; a version 3 profile may name its own.
  * The residency threshold (cached_min_mbps): 16000 MB/s, where the built-in
  * profile gives none: near the geometric mean of a 16 KiB temporal chunk's

@@ -200,9 +200,8 @@ int cp_clear(void *addr, size_t len);
  *                      them; a mapping whose key is not 0 is stored (its
  *                      stores fault where the key denies writes), so the
  *                      promise is only that key 0 does not deny them.
- *                      With CP_ZERO_HOT nothing is discarded: faulting 4 KiB
- *                      pages back in costs 3x the stores (bench/results/
- *                      intel-family6-model167/README.md).
+ *                      With CP_ZERO_HOT nothing is discarded: the caller
+ *                      would fault every page straight back in.
  * No general-register flag: the policy holds one kernel per band and
  * intent, none chosen without vector registers; CLEARPAGES_DISABLE=simd
  * (hosted) or CP_CPU_DESCRIPTION_NO_SIMD (freestanding) say it per process.
