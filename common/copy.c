@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Copying pages: cp_copy_pages, cp_copy_huge(_opts) (the walk is huge.c's)
- * and the copy registry's public face. Checks first, nothing written when
- * one fails; then the kernel chosen by extent from the published state
- * (state.h: cp__copy_pick; the bands: select.c, copy_bands), in calls of
- * 4080 KiB at most as clears (residency.h).
+ * Copying pages: cp_copy_pages, cp_copy_huge_opts (the walk is huge.c's)
+ * with its deprecated alias cp_copy_huge, and the copy registry's public
+ * face. Checks first, nothing written when one fails; then the kernel
+ * chosen by extent from the published state (state.h: cp__copy_pick; the
+ * bands: select.c, copy_bands), in calls of 4080 KiB at most as clears
+ * (residency.h).
  */
 #include "huge.h"
 #include "residency.h"

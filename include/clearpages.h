@@ -16,8 +16,8 @@
  *    the parent it was forked from.
  *  - Async-signal-safe once the library is initialised: cp_clear_pages,
  *    cp_clear_huge_opts (when its between() is), cp_kernels, cp_kernel_find,
- *    cp_kernel_for, cp_copy_pages, cp_copy_huge, cp_copy_huge_opts (when its
- *    between() is), cp_copy_kernels, cp_copy_kernel_find, cp_copy_kernel_for,
+ *    cp_kernel_for, cp_copy_pages, cp_copy_huge_opts (when its between()
+ *    is), cp_copy_kernels, cp_copy_kernel_find, cp_copy_kernel_for,
  *    cp_policy_source, cp_policy_info, and cp_zero / cp_zero_ex /
  *    cp_zero_progress (when its progress is) without CP_ZERO_PARALLEL
  *    (MAY_DISCARD and RESIDENT
@@ -90,11 +90,15 @@ extern "C" {
  *   whole pages, alignment checked     cp_clear_pages(addr, npages)
  *   pages on exactly nthreads threads  cp_clear_pages_parallel(addr, npages, nthreads)
  *   a huge extent around a hot page    cp_clear_huge_opts(base, npages, hot_idx, opts or NULL)
+ *   copy whole pages                   cp_copy_pages(dst, src, npages)
+ *   copy a huge extent, hot page last  cp_copy_huge_opts(dst, src, npages, hot_idx,
+ *                                                        opts or NULL, kernel or NULL)
  * The other names are thin aliases, kept (ABI of soname 0) and deprecated:
  *   cp_clear(a, len)               = cp_zero(a, len, 0)
  *   cp_clear_pages_hot(a, n)       = cp_zero(a, n * CP_PAGE_SIZE, CP_ZERO_HOT)
  *   cp_clear_pages_cold(a, n)      = cp_zero(a, n * CP_PAGE_SIZE, CP_ZERO_COLD)
  *   cp_clear_huge(b, n, h)         = cp_clear_huge_opts(b, n, h, NULL)
+ *   cp_copy_huge(d, s, n, h)       = cp_copy_huge_opts(d, s, n, h, NULL, NULL)
  * (the page aliases also give -EINVAL for an address not CP_PAGE_SIZE-aligned).
  * Their declarations carry the compiler's deprecation attribute; define
  * CP_NO_DEPRECATED before including this header to leave it out (the
@@ -357,7 +361,9 @@ int cp_copy_pages(void *dst, const void *src, size_t npages);
  * temporal kernel). opts->kernel must be NULL (it is a clear kernel): the copy
  * kernel is `kernel`, used for every range, or NULL for the library's choice
  * per range. -EINVAL, nothing written: the checks above, hot_idx >= npages,
- * an unknown order, opts->kernel not NULL, kernel with a NULL copy. */
+ * an unknown order, opts->kernel not NULL, kernel with a NULL copy.
+ * cp_copy_huge: the deprecated alias (above) with opts and kernel NULL. */
+CP_DEPRECATED("cp_copy_huge_opts(dst, src, npages, hot_idx, NULL, NULL)")
 int cp_copy_huge(void *dst, const void *src, size_t npages, size_t hot_idx);
 int cp_copy_huge_opts(void *dst, const void *src, size_t npages, size_t hot_idx,
 		      const struct cp_huge_opts *opts, const struct cp_copy_kernel *kernel);

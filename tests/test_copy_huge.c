@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cp_copy_huge / cp_copy_huge_opts: every order copies exactly, for the
- * library's choice and every copy kernel; the copy walks exactly as the clear
- * does for the same options (a recording copy kernel against a recording
- * clear kernel: tests/test_huge.c checks the clear's walk against Linux's);
- * bad input writes nothing.
+ * cp_copy_huge_opts: every order copies exactly, for the library's choice and
+ * every copy kernel; the copy walks exactly as the clear does for the same
+ * options (a recording copy kernel against a recording clear kernel:
+ * tests/test_huge.c checks the clear's walk against Linux's); bad input
+ * writes nothing. Its deprecated alias cp_copy_huge (the build defines
+ * CP_NO_DEPRECATED) makes the calls of opts and kernel NULL, call for call.
  */
 #include "testutil.h"
 #include "testhooks.h"
@@ -50,16 +51,27 @@ static void rec_clear(void *addr, size_t npages)
 	trail_add(&clear_trail, 'K', (uintptr_t)addr, npages);
 }
 
-/* Records the call, checks that it reads the same page of the source as it
- * writes of the destination, then copies. */
-static void rec_copy(void *dst, const void *src, size_t npages)
+/* Records the call as kind, checks that it reads the same page of the
+ * source as it writes of the destination, then copies. */
+static void rec_copy_as(char kind, void *dst, const void *src, size_t npages)
 {
 	uintptr_t d = (uintptr_t)dst, s = (uintptr_t)src;
 	cr_assert(d - copy_trail.base == s - copy_trail.src,
 		  "copy to page %zu of dst from page %zu of src", (size_t)(d - copy_trail.base) / PG,
 		  (size_t)(s - copy_trail.src) / PG);
-	trail_add(&copy_trail, 'K', d, npages);
+	trail_add(&copy_trail, kind, d, npages);
 	memcpy(dst, src, npages * PG);
+}
+
+static void rec_copy(void *dst, const void *src, size_t npages)
+{
+	rec_copy_as('K', dst, src, npages);
+}
+
+/* A second recorder ('F'), for a policy whose bands tell two kernels apart. */
+static void rec_copy_far(void *dst, const void *src, size_t npages)
+{
+	rec_copy_as('F', dst, src, npages);
 }
 
 static void rec_between(void *ctx)
@@ -69,6 +81,7 @@ static void rec_between(void *ctx)
 
 static const struct cp_kernel rec_clear_kernel = { "rec", "test", 0, rec_clear };
 static const struct cp_copy_kernel rec_copy_kernel = { "rec", "test", 0, rec_copy };
+static const struct cp_copy_kernel rec_far_kernel = { "rec_far", "test", 0, rec_copy_far };
 
 /* ---- exact copies ------------------------------------------------------------ */
 
@@ -107,8 +120,8 @@ Test(copy_huge, page_at_a_time_exact) { check_exact(CP_ORDER_PAGE_AT_A_TIME); }
 Test(copy_huge, converge_exact) { check_exact(CP_ORDER_CONVERGE); }
 Test(copy_huge, hot_range_last_exact) { check_exact(CP_ORDER_HOT_RANGE_LAST); }
 
-/* cp_copy_huge is cp_copy_huge_opts with opts NULL, and opts NULL is
- * CP_HUGE_OPTS_INIT: the same calls (recorded through the explicit kernel). */
+/* opts NULL is CP_HUGE_OPTS_INIT: the same calls (recorded through the
+ * explicit kernel); the alias copies exactly (its calls: alias_is_opts_null). */
 Test(copy_huge, default_opts)
 {
 	const struct cp_huge_opts init = CP_HUGE_OPTS_INIT;
@@ -127,6 +140,87 @@ Test(copy_huge, default_opts)
 	cr_assert_eq(copy_trail.nev, 3);
 	cr_assert(!memcmp(with_null.ev, copy_trail.ev, sizeof(with_null.ev[0]) * 3));
 	copy_pair_unmap(&c);
+}
+
+/* cp_copy_huge(d, s, n, h) is cp_copy_huge_opts(d, s, n, h, NULL, NULL), the
+ * deprecated alias (include/clearpages.h): with the library's choice per range
+ * (a published policy of two recording copy kernels, 'K' below 4 pages and 'F'
+ * from there, so a range's kernel shows) the same calls, in the same order,
+ * on the same pages, and the same bytes; the same answer to bad input. */
+Test(copy_huge, alias_is_opts_null)
+{
+	struct cp__policy p = cp__state()->policy;
+	const struct cp__copy_band bands[] = { { 0, &rec_copy_kernel }, { 4, &rec_far_kernel } };
+	for (unsigned i = 0; i < CP__MAX_BANDS; i++)
+		p.copy.band[i] = i < 2 ? bands[i]
+				       : (struct cp__copy_band){ CP__BAND_UNUSED, bands[1].kernel };
+	p.copy_uncached = p.copy;      /* walks take the copy bands (docs/dispatch.md) */
+	cr_assert_eq(cp__policy_publish(&p, "test"), 0);
+	static const struct { size_t n, hot; } shape[] = {
+		{ 1, 0 }, { 2, 1 }, { 5, 2 }, { 8, 0 }, { 16, 9 }, { 33, 32 }, { 64, 20 }, { 512, 300 },
+	};
+	static struct trail alias;
+	char why[256];
+	size_t kinds['Z' + 1] = { 0 };
+	for (size_t i = 0; i < sizeof(shape) / sizeof(shape[0]); i++) {
+		const size_t n = shape[i].n, h = shape[i].hot;
+		struct copy_pair c;
+		cr_assert_eq(copy_pair_map(&c, n, i % 2, 13 * n + h), 0);
+		trail_reset(&copy_trail, c.d, c.s);
+		cr_assert_eq(cp_copy_huge(c.d, c.s, n, h), 0, "n=%zu hot=%zu", n, h);
+		cr_assert(!copy_pair_verify(&c, why, sizeof(why)), "alias n=%zu hot=%zu: %s", n, h, why);
+		alias = copy_trail;
+		memset(c.dst.mem, FILL, c.dst.len);
+		trail_reset(&copy_trail, c.d, c.s);
+		cr_assert_eq(cp_copy_huge_opts(c.d, c.s, n, h, NULL, NULL), 0, "n=%zu hot=%zu", n, h);
+		cr_assert(!copy_pair_verify(&c, why, sizeof(why)), "opts n=%zu hot=%zu: %s", n, h, why);
+		cr_assert_eq(alias.nev, copy_trail.nev, "n=%zu hot=%zu: the alias made %zu calls, "
+			     "cp_copy_huge_opts(NULL, NULL) %zu", n, h, alias.nev, copy_trail.nev);
+		for (size_t e = 0; e < alias.nev; e++) {
+			const struct event *a = &alias.ev[e], *b = &copy_trail.ev[e];
+			cr_assert(a->kind == b->kind && a->first == b->first && a->count == b->count,
+				  "n=%zu hot=%zu call %zu: the alias %c [%zu +%zu], "
+				  "cp_copy_huge_opts(NULL, NULL) %c [%zu +%zu]", n, h, e, a->kind,
+				  a->first, a->count, b->kind, b->first, b->count);
+			kinds[(unsigned char)a->kind]++;
+		}
+		if (n == 16) {     /* [12,15] and [0,6] by extent, the hot range [7,11] last */
+			const struct event want[] = { { 'F', 12, 4 }, { 'F', 0, 7 }, { 'K', 7, 5 } };
+			cr_assert_eq(alias.nev, 3);
+			for (size_t e = 0; e < 3; e++)
+				cr_assert(alias.ev[e].kind == want[e].kind &&
+					  alias.ev[e].first == want[e].first &&
+					  alias.ev[e].count == want[e].count,
+					  "16 pages, hot 9, call %zu: %c [%zu +%zu], want %c [%zu +%zu]", e,
+					  alias.ev[e].kind, alias.ev[e].first, alias.ev[e].count,
+					  want[e].kind, want[e].first, want[e].count);
+		}
+		copy_pair_unmap(&c);
+	}
+	cr_assert(kinds['K'] && kinds['F'], "both bands' kernels called: K %zu, F %zu",
+		  kinds['K'], kinds['F']);
+
+	/* bad input: the same -EINVAL, nothing called, nothing written */
+	struct copy_pair c;
+	cr_assert_eq(copy_pair_map(&c, 4, 1, 4), 0);
+	unsigned char *d = c.d, *s = c.s;
+	trail_reset(&copy_trail, c.d, c.s);
+	const struct { unsigned char *d, *s; size_t n, hot; } bad[] = {
+		{ d, s, 4, 4 }, { d, s, 4, SIZE_MAX }, { NULL, s, 4, 0 }, { d, NULL, 4, 0 },
+		{ d + 64, s, 4, 0 }, { d, s + 2048, 4, 0 }, { d, d, 4, 0 }, { d + PG, d, 2, 0 },
+		{ d, d + PG, 2, 1 }, { d, s, SIZE_MAX / PG + 1, 0 },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cr_assert_eq(cp_copy_huge(bad[i].d, bad[i].s, bad[i].n, bad[i].hot), -EINVAL,
+			     "bad input %zu: the alias", i);
+		cr_assert_eq(cp_copy_huge_opts(bad[i].d, bad[i].s, bad[i].n, bad[i].hot, NULL, NULL),
+			     -EINVAL, "bad input %zu: cp_copy_huge_opts(NULL, NULL)", i);
+	}
+	cr_assert_eq(cp_copy_huge(NULL, NULL, 0, 9), cp_copy_huge_opts(NULL, NULL, 0, 9, NULL, NULL));
+	cr_assert_eq(copy_trail.nev, 0, "a kernel ran on bad input");
+	cr_assert(!copy_pair_untouched(&c, why, sizeof(why)), "%s", why);
+	copy_pair_unmap(&c);
+	cp__policy_publish(&cp__state()->defaults, cp__state()->default_source);
 }
 
 /* ---- the walk: the clear's, call for call ------------------------------------ */
