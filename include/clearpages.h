@@ -16,8 +16,8 @@
  *    the parent it was forked from.
  *  - Async-signal-safe once the library is initialised: cp_clear_pages,
  *    cp_clear_huge_opts (when its between() is), cp_kernels, cp_kernel_find,
- *    cp_kernel_for, cp_copy_pages, cp_copy_huge_opts (when its between()
- *    is), cp_copy_kernels, cp_copy_kernel_find, cp_copy_kernel_for,
+ *    cp_kernel_for, cp_copy, cp_copy_pages, cp_copy_huge_opts (when its
+ *    between() is), cp_copy_kernels, cp_copy_kernel_find, cp_copy_kernel_for,
  *    cp_policy_source, cp_policy_info, and cp_zero / cp_zero_ex /
  *    cp_zero_progress (when its progress is) without CP_ZERO_PARALLEL
  *    (MAY_DISCARD and RESIDENT
@@ -90,6 +90,9 @@ extern "C" {
  *   whole pages, alignment checked     cp_clear_pages(addr, npages)
  *   pages on exactly nthreads threads  cp_clear_pages_parallel(addr, npages, nthreads)
  *   a huge extent around a hot page    cp_clear_huge_opts(base, npages, hot_idx, opts or NULL)
+ *   copy bytes, the library decides    cp_copy(dst, src, len, 0)
+ *   ... that the caller reads soon     cp_copy(dst, src, len, CP_COPY_HOT)
+ *   ... that it won't touch soon       cp_copy(dst, src, len, CP_COPY_COLD)
  *   copy whole pages                   cp_copy_pages(dst, src, npages)
  *   copy a huge extent, hot page last  cp_copy_huge_opts(dst, src, npages, hot_idx,
  *                                                        opts or NULL, kernel or NULL)
@@ -356,6 +359,33 @@ struct cp_copy_kernel {
 	void      (*copy)(void *dst, const void *src, size_t npages);   /* raw: npages 0 does nothing */
 };
 int cp_copy_pages(void *dst, const void *src, size_t npages);
+/*
+ * The copy counterpart of cp_zero: copy [src, src + len) to [dst, dst + len),
+ * any addresses, any length, with the caller's intent. len == 0 returns 0
+ * first (nothing else is looked at: not the pointers, not the flags).
+ * Otherwise -EINVAL, nothing written: dst or src NULL, either range past the
+ * top of the address space, the ranges overlapping (adjacent ones do not),
+ * an unknown flag bit, or HOT with COLD. Where dst and src sit at the same
+ * offset in a page, the whole pages from dst's first page boundary go to a
+ * copy kernel (in calls of 4080 KiB at most) and the head and tail (less
+ * than a page each) to memcpy; where the offsets differ, no kernel can take
+ * the pages (each needs both addresses page-aligned) and memcpy copies the
+ * whole range. flags (the values of CP_ZERO_HOT and CP_ZERO_COLD):
+ *   0             the dispatcher decides: the whole pages as cp_copy_pages
+ *                 copies them, the residency estimate included
+ *   CP_COPY_HOT   the caller reads the destination soon: temporal kernels
+ *                 only, at every extent (the copy bands' kernel; where
+ *                 they go non-temporal, the temporal kernel of the band
+ *                 before), never estimated
+ *   CP_COPY_COLD  it won't touch it soon: non-temporal at every extent (the
+ *                 uncached copy bands' non-temporal kernel, avx2_nt_pf on
+ *                 the x86 rows, also below where they go non-temporal),
+ *                 never estimated
+ * clearpages-freestanding.o: the same (memcpy is the caller's).
+ */
+#define CP_COPY_HOT  1u
+#define CP_COPY_COLD 2u
+int cp_copy(void *dst, const void *src, size_t len, unsigned flags);
 /* A huge extent around the hot (faulting) page, in the clear's orders; opts
  * NULL = CP_HUGE_OPTS_INIT (neighbourhood-last: the hot range last, with the
  * temporal kernel). opts->kernel must be NULL (it is a clear kernel): the copy

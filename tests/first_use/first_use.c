@@ -271,9 +271,12 @@ static void early_calls(unsigned i)
 	case 28: cp_copy_kernel_for(0); break;
 	case 29: cp_policy_source(); break;
 	case 30: cp_set_profile("/nonexistent/clearpages/profile"); break;
+	case 31: cp_copy(d, p, 0, 0); break;
+	case 32: cp_copy(NULL, p, 1, 0); break;
+	case 33: cp_copy(d, p, 4096, CP_COPY_HOT | CP_COPY_COLD); break;
 	}
 }
-#define EARLY_CALLS 31
+#define EARLY_CALLS 34
 
 static int early_calls_initialise(void)
 {
