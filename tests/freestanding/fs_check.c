@@ -261,8 +261,23 @@ static void check_copy(void)
 	}
 	if (ok && cp_copy_pages(r.base + PG, r.base, 2) != -EINVAL)
 		bad++;
-	check(ok && !bad, "cp_copy_pages, cp_copy_huge and every copy kernel: exact, overlap refused",
-	      ": a byte is wrong or a call failed");
+	/* cp_copy: odd head and tail, each intent, memcpy the environment's */
+	static const unsigned intents[] = { 0, CP_COPY_HOT, CP_COPY_COLD };
+	for (size_t f = 0; ok && f < 3; f++) {
+		memset(r.base + 8 * PG, FILL, 8 * PG);
+		if (cp_copy(r.base + 9 * PG - 5, r.base + PG - 5, 5 * PG + 9, intents[f]))
+			bad++;
+		if (!all_are(r.base, 8 * PG, 9 * PG - 5, FILL) ||
+		    !all_are(r.base, 14 * PG + 4, 16 * PG, FILL))
+			bad++;
+		for (size_t i = 0; i < 5 * PG + 9; i++)
+			bad += r.base[9 * PG - 5 + i] != r.base[PG - 5 + i];
+	}
+	if (ok && (cp_copy(r.base + PG, r.base, 2 * PG, CP_COPY_HOT | CP_COPY_COLD) != -EINVAL ||
+		   cp_copy(r.base + PG, r.base + 7, PG, 0) != -EINVAL || cp_copy(NULL, NULL, 0, ~0u)))
+		bad++;
+	check(ok && !bad, "cp_copy, cp_copy_pages, cp_copy_huge and every copy kernel: exact, "
+	      "overlap and bad flags refused", ": a byte is wrong or a call failed");
 	if (ok)
 		fs_munmap(r.map, 18 * PG);
 }
