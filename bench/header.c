@@ -134,10 +134,10 @@ static const void *clear_pick(size_t npages, const void *ctx)
 {
 	return ((const struct clear_pick *)ctx)->pick(npages);
 }
+struct copy_pick { const struct cp_copy_kernel *(*pick)(size_t npages); };
 static const void *copy_pick(size_t npages, const void *ctx)
 {
-	return ctx ? (const void *)bench_copy_uncached_kernel(npages)
-		   : (const void *)cp_copy_kernel_for(npages);
+	return ((const struct copy_pick *)ctx)->pick(npages);
 }
 
 size_t bench_bands_of(const struct cp_kernel *(*pick)(size_t npages), size_t *from_pages,
@@ -218,7 +218,9 @@ static void header_fill(struct header *hd, const struct bench_opts *opts)
 		 bench_size_str(hd->h.l2_bytes, b, sizeof(b)),
 		 bench_size_str(hd->h.llc_bytes, c, sizeof(c)));
 	bands_line(cp_kernel_for, hd->autoline, sizeof(hd->autoline));
-	bands_text(copy_pick, NULL, copy_name, hd->copyline, sizeof(hd->copyline));
+	const struct copy_pick cached = { cp_copy_kernel_for },
+				uncached = { bench_copy_uncached_kernel };
+	bands_text(copy_pick, &cached, copy_name, hd->copyline, sizeof(hd->copyline));
 	if (bench_copy_estimate_from_pages() != SIZE_MAX) {
 		/* as the small clears' history, and from 1 MiB a chunk each call */
 		size_t l = strlen(hd->copyline);
@@ -228,7 +230,8 @@ static void header_fill(struct header *hd, const struct bench_opts *opts)
 			bench_size_str(bench_copy_estimate_from_pages() * CP_PAGE_SIZE, a, sizeof(a)),
 			bench_size_str(bench_history_below_pages() * CP_PAGE_SIZE, b, sizeof(b)));
 		if (l < sizeof(hd->copyline))
-			bands_text(copy_pick, hd, copy_name, hd->copyline + l, sizeof(hd->copyline) - l);
+			bands_text(copy_pick, &uncached, copy_name, hd->copyline + l,
+				   sizeof(hd->copyline) - l);
 	}
 	if (bench_estimate_from_pages() == SIZE_MAX) {
 		snprintf(hd->uncachedline, sizeof(hd->uncachedline),

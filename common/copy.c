@@ -9,6 +9,7 @@
  */
 #include <string.h>
 #include "huge.h"
+#include "select.h"
 #include "residency.h"
 #include "state.h"
 
@@ -38,15 +39,11 @@ int cp_copy_pages(void *dst, const void *src, size_t npages)
 
 #define COPY_FLAGS (CP_COPY_HOT | CP_COPY_COLD)
 
-/* The first listed copy kernel of class nt (CP_NONTEMPORAL or 0): the list
- * is ranked, and each arch has one of each class (copy_bands.c), so the
- * last line is never reached. */
+/* The first listed copy kernel of class nt (CP_NONTEMPORAL or 0; the list
+ * is ranked): the bands' own stand-in, without preferences. */
 static const struct cp_copy_kernel *listed_of_class(const struct cp__state *s, unsigned nt)
 {
-	for (size_t i = 0; i < s->copy_kernels.n; i++)
-		if ((s->copy_kernels.k[i]->flags & CP_NONTEMPORAL) == nt)
-			return s->copy_kernels.k[i];
-	return s->copy_kernels.k[0];
+	return cp__copy_class_pick(&s->copy_kernels, 0, nt);
 }
 
 /* CP_COPY_HOT: the copy band's kernel where it is temporal, else the

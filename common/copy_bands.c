@@ -34,8 +34,8 @@ static const struct { const char *clear, *copy; } copy_for[] = {
  * kept: each arch has a general-register copy kernel of each class that
  * every CPU runs (tests/test_builtin_rows.c), so the last line is never
  * reached. */
-static const struct cp_copy_kernel *class_pick(const struct cp__copy_kernel_list *usable,
-					       unsigned prefs, unsigned nt)
+const struct cp_copy_kernel *cp__copy_class_pick(const struct cp__copy_kernel_list *usable,
+						 unsigned prefs, unsigned nt)
 {
 	const struct cp_copy_kernel *first = NULL;
 	for (size_t i = 0; i < usable->n; i++) {
@@ -60,7 +60,7 @@ static const struct cp_copy_kernel *copy_counterpart(const struct cp__copy_kerne
 		if (cp__streq(copy_for[i].clear, k->name))
 			name = copy_for[i].copy;
 	const struct cp_copy_kernel *c = cp__copy_list_find(usable, name);
-	return c ? c : class_pick(usable, prefs, k->flags & CP_NONTEMPORAL);
+	return c ? c : cp__copy_class_pick(usable, prefs, k->flags & CP_NONTEMPORAL);
 }
 
 /* Rows (ascending from 0) into copy bands: equal neighbours merged, a row
@@ -154,7 +154,7 @@ void cp__copy_bands_derive(const struct cp__copy_kernel_list *usable, struct cp_
  * row's: the kernel it names where it is usable here and not demoted (ranked
  * by features this CPU lacks or the caller masked: rep_movsb under
  * CLEARPAGES_DISABLE=erms,fsrm, since the row was measured with them); else
- * the stand-in of its class (class_pick): a temporal row stays temporal, a
+ * the stand-in of its class (cp__copy_class_pick): a temporal row stays temporal, a
  * non-temporal one non-temporal. A name the table does not know (a row of
  * another arch's names) takes the temporal stand-in. */
 static const struct cp_copy_kernel *row_kernel(const struct cp__select_in *in, const char *name)
@@ -166,9 +166,9 @@ static const struct cp_copy_kernel *row_kernel(const struct cp__select_in *in, c
 		return c;
 	for (size_t k = 0; k < cp__copy_kernel_table_len; k++)
 		if (cp__streq(cp__copy_kernel_table[k].kernel.name, name))
-			return class_pick(usable, in->cpu->prefs,
+			return cp__copy_class_pick(usable, in->cpu->prefs,
 					  cp__copy_kernel_table[k].kernel.flags & CP_NONTEMPORAL);
-	return class_pick(usable, in->cpu->prefs, 0);
+	return cp__copy_class_pick(usable, in->cpu->prefs, 0);
 }
 
 /* A built-in row's copy bands (row_kernel), unless CLEARPAGES_NT_THRESHOLD

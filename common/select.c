@@ -223,23 +223,22 @@ static size_t first_difference(const struct cp__bands *a, const struct cp__bands
 	return best;
 }
 
-/* The smallest extent from which two copy band lists pick differently. */
+/* The same for two copy band lists (the same walk over the copy type). */
 static size_t copy_first_difference(const struct cp__copy_bands *a, const struct cp__copy_bands *b)
 {
-	for (size_t i = 0, from = 0;; i++) {
-		if (cp__copy_bands_pick(a, from) != cp__copy_bands_pick(b, from))
-			return from;
-		size_t next = CP__BAND_UNUSED;
-		for (unsigned j = 1; j < CP__MAX_BANDS; j++) {
-			if (a->band[j].from_pages > from && a->band[j].from_pages < next)
-				next = a->band[j].from_pages;
-			if (b->band[j].from_pages > from && b->band[j].from_pages < next)
-				next = b->band[j].from_pages;
-		}
-		if (next == CP__BAND_UNUSED || i == 2 * CP__MAX_BANDS)
-			return CP__BAND_UNUSED;
-		from = next;
+	size_t best = CP__BAND_UNUSED;
+	if (a->band[0].kernel != b->band[0].kernel)
+		return 0;
+	for (unsigned i = 1; i < CP__MAX_BANDS; i++) {
+		size_t fa = a->band[i].from_pages, fb = b->band[i].from_pages;
+		if (fa != CP__BAND_UNUSED && fa < best &&
+		    cp__copy_bands_pick(a, fa) != cp__copy_bands_pick(b, fa))
+			best = fa;
+		if (fb != CP__BAND_UNUSED && fb < best &&
+		    cp__copy_bands_pick(a, fb) != cp__copy_bands_pick(b, fb))
+			best = fb;
 	}
+	return best;
 }
 
 void cp__policy_finish(struct cp__policy *p)
@@ -251,10 +250,9 @@ void cp__policy_finish(struct cp__policy *p)
 		return;
 	if (p->copy_uncached.band[0].kernel) {
 		size_t from = copy_first_difference(&p->copy, &p->copy_uncached);
-		p->copy_estimate_from_pages = from > CP__COPY_ESTIMATE_MIN_PAGES ? from
-						 : CP__COPY_ESTIMATE_MIN_PAGES;
-		if (from == CP__BAND_UNUSED)
-			p->copy_estimate_from_pages = CP__BAND_UNUSED;
+		if (from != CP__BAND_UNUSED)
+			p->copy_estimate_from_pages = from > CP__COPY_ESTIMATE_MIN_PAGES ? from
+							 : CP__COPY_ESTIMATE_MIN_PAGES;
 	}
 	p->estimate_from_pages = first_difference(&p->any, &p->uncached);
 	p->cold_estimate_below_pages = cp__policy_nt_from(p);

@@ -64,6 +64,11 @@ void cp__copy_bands_derive(const struct cp__copy_kernel_list *usable, struct cp_
  * unless it has none or CLEARPAGES_NT_THRESHOLD is set; else derived. */
 void cp__copy_bands_select(const struct cp__select_in *in, const struct cp__builtin *b,
 			   struct cp__policy *p);
+/* The first usable copy kernel of class nt (CP_NONTEMPORAL or 0), zmm
+ * kernels skipped where prefs has CP__P_NO_AVX512 unless nothing else of
+ * the class is left (copy_bands.c). */
+const struct cp_copy_kernel *cp__copy_class_pick(const struct cp__copy_kernel_list *usable,
+						 unsigned prefs, unsigned nt);
 /* The built-in profile for a microarchitecture name, or NULL. */
 const struct cp__builtin *cp__builtin_find(const char *uarch);
 

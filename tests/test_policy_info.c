@@ -24,6 +24,10 @@ static unsigned copy_flags(size_t pages)
 {
 	return cp_copy_kernel_for(pages)->flags;
 }
+static unsigned copy_uncached_flags(size_t pages)
+{
+	return cp__copy_bands_pick(&cp__state()->policy.copy_uncached, pages)->flags;
+}
 
 /* The first extent whose kernel is non-temporal, asked of the calls page by
  * page up to 16 GiB. */
@@ -60,10 +64,7 @@ Test(policy_info, agrees_with_the_calls)
 		     info.copy_nt_from);
 	cr_assert(info.discard_from == CP_POLICY_NEVER || info.discard_from % PG == 0);
 	const struct cp__policy *p = &cp__state()->policy;
-	size_t unc = CP_POLICY_NEVER;
-	for (size_t pages = 1; pages <= ((size_t)1 << 22) && unc == CP_POLICY_NEVER; pages++)
-		if (cp__copy_bands_pick(&p->copy_uncached, pages)->flags & CP_NONTEMPORAL)
-			unc = pages * PG;
+	size_t unc = first_nt_by_calls(copy_uncached_flags);
 	cr_assert_eq(info.copy_uncached_nt_from, unc, "copy_uncached_nt_from %zu, the bands %zu",
 		     info.copy_uncached_nt_from, unc);
 	/* the copies estimated from where the two lists part */
