@@ -207,39 +207,27 @@ static void derive_uncached(const struct cp__select_in *in, struct cp__policy *p
 	cp__bands_set(&p->uncached, out, m < CP__MAX_BANDS ? m : CP__MAX_BANDS);
 }
 
-/* The smallest extent from which two band lists pick differently. */
-static size_t first_difference(const struct cp__bands *a, const struct cp__bands *b)
-{
-	size_t best = CP__BAND_UNUSED;
-	if (a->band[0].kernel != b->band[0].kernel)
-		return 0;
-	for (unsigned i = 1; i < CP__MAX_BANDS; i++) {
-		size_t fa = a->band[i].from_pages, fb = b->band[i].from_pages;
-		if (fa != CP__BAND_UNUSED && fa < best && cp__bands_pick(a, fa) != cp__bands_pick(b, fa))
-			best = fa;
-		if (fb != CP__BAND_UNUSED && fb < best && cp__bands_pick(a, fb) != cp__bands_pick(b, fb))
-			best = fb;
+/* The smallest extent from which two band lists pick differently: band 0,
+ * else the smallest start of either list where their picks differ. One walk
+ * for the clear and the copy band lists (two types). */
+#define FIRST_DIFFERENCE(name, bands_type, pick)                                          \
+	static size_t name(const bands_type *a, const bands_type *b)                      \
+	{                                                                                 \
+		size_t best = CP__BAND_UNUSED;                                            \
+		if (a->band[0].kernel != b->band[0].kernel)                               \
+			return 0;                                                         \
+		for (unsigned i = 1; i < CP__MAX_BANDS; i++) {                            \
+			size_t fa = a->band[i].from_pages, fb = b->band[i].from_pages;    \
+			if (fa != CP__BAND_UNUSED && fa < best && pick(a, fa) != pick(b, fa)) \
+				best = fa;                                                \
+			if (fb != CP__BAND_UNUSED && fb < best && pick(a, fb) != pick(b, fb)) \
+				best = fb;                                                \
+		}                                                                         \
+		return best;                                                              \
 	}
-	return best;
-}
-
-/* The same for two copy band lists (the same walk over the copy type). */
-static size_t copy_first_difference(const struct cp__copy_bands *a, const struct cp__copy_bands *b)
-{
-	size_t best = CP__BAND_UNUSED;
-	if (a->band[0].kernel != b->band[0].kernel)
-		return 0;
-	for (unsigned i = 1; i < CP__MAX_BANDS; i++) {
-		size_t fa = a->band[i].from_pages, fb = b->band[i].from_pages;
-		if (fa != CP__BAND_UNUSED && fa < best &&
-		    cp__copy_bands_pick(a, fa) != cp__copy_bands_pick(b, fa))
-			best = fa;
-		if (fb != CP__BAND_UNUSED && fb < best &&
-		    cp__copy_bands_pick(a, fb) != cp__copy_bands_pick(b, fb))
-			best = fb;
-	}
-	return best;
-}
+FIRST_DIFFERENCE(first_difference, struct cp__bands, cp__bands_pick)
+FIRST_DIFFERENCE(copy_first_difference, struct cp__copy_bands, cp__copy_bands_pick)
+#undef FIRST_DIFFERENCE
 
 void cp__policy_finish(struct cp__policy *p)
 {
