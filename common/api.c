@@ -7,8 +7,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
-#include "residency.h"
-#include "state.h"
+#include "route.h"
 #ifndef CLEARPAGES_FREESTANDING
 #include "discard.h"
 #include "fill.h"
@@ -24,38 +23,17 @@ const char *cp_version(void)
 	return CP_STR(CP_VERSION_MAJOR) "." CP_STR(CP_VERSION_MINOR) "." CP_STR(CP_VERSION_PATCH);
 }
 
-/* cp_clear_pages past its checks, and cp_zero's body: the band's kernel,
- * or, from the extent where the cached and uncached bands part, the
- * estimate's choice. One comparison below it; a small range the thread
- * cleared last is still cached (hosted only, residency.h). */
-static inline void clear_any(const struct cp__state *s, void *addr, size_t npages)
-{
-	if (npages < s->policy.estimate_from_pages
-#ifndef CLEARPAGES_FREESTANDING
-	    || cp__any_small_again(addr, npages)
-#else
-	    || npages < CP__HISTORY_BELOW_PAGES   /* no history without TLS: the extent alone */
-#endif
-	   )
-		cp__clear_by(cp__bands_pick(&s->policy.any, npages), addr, npages);
-	else
-		cp__clear_any_estimated(s, addr, npages);   /* out of line: no plan frame below */
-}
-
-/* Non-temporal, unless the target is cached and any's band is temporal
- * there: then a non-temporal store only evicts what is already cached. */
-static void clear_cold(const struct cp__state *s, void *addr, size_t npages)
-{
-	if (npages >= s->policy.cold_estimate_below_pages)
-		cp__clear_by(cp__bands_pick(&s->policy.cold, npages), addr, npages);
-	else
-		cp__clear_cold_estimated(s, addr, npages);
-}
-
 /* ---- cp_zero: every intent, any address, any length ---- */
 
 #define ZERO_FLAGS (CP_ZERO_HOT | CP_ZERO_COLD | CP_ZERO_PARALLEL | CP_ZERO_MAY_DISCARD | \
 		    CP_ZERO_RESIDENT | CP_ZERO_HUGE_PAGES)
+
+/* The route of a page clear's intent (route.h). */
+static inline enum cp__route intent_route(unsigned flags)
+{
+	return flags & CP_ZERO_HOT ? CP__ROUTE_HOT : flags & CP_ZERO_COLD ? CP__ROUTE_COLD
+									   : CP__ROUTE_ANY;
+}
 
 #ifndef CLEARPAGES_FREESTANDING
 /* The plan of an intent made for a whole extent, which its parts then run
@@ -63,11 +41,7 @@ static void clear_cold(const struct cp__state *s, void *addr, size_t npages)
 static void intent_plan(const struct cp__state *s, size_t npages, unsigned flags,
 			struct cp__plan *pl)
 {
-	*pl = (struct cp__plan){ .kernel = cp__bands_pick(&s->policy.hot, npages) };
-	if (flags & CP_ZERO_COLD)
-		cp__plan_cold(s, npages, pl);
-	else if (!(flags & CP_ZERO_HOT))
-		cp__plan_any(s, npages, pl);
+	cp__plan_for(s, intent_route(flags), npages, pl);
 }
 
 /* The shares of a parallel clear run the intent's plan, made for the whole
@@ -91,12 +65,7 @@ static inline void zero_pages_in(const struct cp__state *s, void *addr, size_t n
 		return;
 	}
 #endif
-	if (flags & CP_ZERO_HOT)
-		cp__clear_by(cp__bands_pick(&s->policy.hot, npages), addr, npages);
-	else if (flags & CP_ZERO_COLD)
-		clear_cold(s, addr, npages);
-	else
-		clear_any(s, addr, npages);
+	cp__clear_routed(s, intent_route(flags), addr, npages);
 }
 
 static inline void zero_pages(void *addr, size_t npages, unsigned flags)

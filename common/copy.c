@@ -5,24 +5,12 @@
  * cp_copy_huge, and the copy registry's public face. Checks first, nothing
  * written when one fails; then the kernel chosen by extent from the
  * published state (state.h: cp__copy_pick; the bands: select.c,
- * copy_bands), in calls of 4080 KiB at most as clears (residency.h).
+ * copy_bands), or the route where the copy estimate applies (route.h).
  */
 #include <string.h>
 #include "huge.h"
 #include "select.h"
-#include "residency.h"
-#include "state.h"
-
-/* cp_copy_pages past its checks, and cp_copy's whole pages with flags 0:
- * the copy band's kernel, or from the copy estimate's extent where the
- * destination is (history.c). */
-static inline void copy_any(const struct cp__state *s, void *dst, const void *src, size_t npages)
-{
-	if (__builtin_expect(npages < s->policy.copy_estimate_from_pages, 1))
-		cp__copy_by(cp__copy_pick(s, npages), dst, src, npages);   /* 4080 KiB calls at most */
-	else
-		cp__copy_estimated(s, dst, src, npages);   /* where the memory is: residency.h */
-}
+#include "route.h"
 
 int cp_copy_pages(void *dst, const void *src, size_t npages)
 {
@@ -31,7 +19,7 @@ int cp_copy_pages(void *dst, const void *src, size_t npages)
 		return 0;
 	if (cp__check_copy(dst, src, npages))
 		return -EINVAL;
-	copy_any(s, dst, src, npages);
+	cp__copy_routed(s, dst, src, npages);
 	return 0;
 }
 
@@ -92,7 +80,7 @@ static void copy_pages_by_intent(const struct cp__state *s, void *dst, const voi
 	else if (flags & CP_COPY_COLD)
 		cp__copy_by(copy_cold_pick(s, npages), dst, src, npages);
 	else
-		copy_any(s, dst, src, npages);
+		cp__copy_routed(s, dst, src, npages);
 }
 
 int cp_copy(void *dst, const void *src, size_t len, unsigned flags)

@@ -8,8 +8,7 @@
  * which has no TLS, clears by extent alone where a history would decide, and
  * runs cp_clear_pages' plans without the reuse graces.
  */
-#include "residency.h"
-#include "state.h"
+#include "route.h"
 
 /* ---- the small calls' history: cp_clear_pages_cold, and cp_clear_pages where
  * its uncached bands part from any's below the plan's first extent ---- */
@@ -25,9 +24,9 @@ struct small_history {
 };
 static __thread struct small_history cold_history __attribute__((tls_model("initial-exec")));
 /* cp_clear_pages' small calls: the history of the ranges it had not just
- * cleared, and the range it cleared last (residency.h: api.c reads it). */
+ * cleared, and the range it cleared last (route.h: cp__way reads it). */
 static __thread struct small_history any_small __attribute__((tls_model("initial-exec")));
-__thread struct cp__last_range cp__any_small_last __attribute__((tls_model("initial-exec")));
+__thread struct cp__last_range cp__any_last __attribute__((tls_model("initial-exec")));
 
 /* After a verdict on a call of npages: the calls until the next timed one,
  * and the run. The run doubles the interval only while it stays within
@@ -122,27 +121,19 @@ static inline void clear_small(const struct cp__state *s, struct small_history *
 		clear_small_timed(s, h, uncached, addr, npages, step == SEED_IT);
 }
 
-/* cp_clear_pages below the plan's first extent, on a range other than the
- * one this thread cleared last (that one api.c clears with any's band:
- * residency.h): it becomes the last, and the thread's history decides. */
-static void clear_any_small(const struct cp__state *s, char *addr, size_t npages)
-{
-	cp__any_small_last = (struct cp__last_range){ (uintptr_t)addr, npages };
-	clear_small(s, &any_small, &s->policy.uncached, addr, npages);
-}
 #endif
 
 /* ---- cp_copy_pages from the copy estimate's extent ---- */
 
 #ifndef CLEARPAGES_FREESTANDING
 /* The thread's copies: a verdict timed and spaced as the small clears'
- * (below CP__HISTORY_BELOW_PAGES; from there each call times its first
- * chunk), and the destination it copied to last, copied again with the
- * cached bands untimed (a loop onto one buffer). A chunk is timed with the
+ * (the history's way; the plan's way times each call's first chunk), and
+ * the destination it copied to last, which cp__way sends to the cached
+ * bands untimed (a loop onto one buffer). A chunk is timed with the
  * cached band's kernel, held to the policy's threshold as a clear's is:
  * cached copies ran 31-54 GB/s on the recorded hosts, cold ones 5-21. */
 static __thread struct small_history copy_history __attribute__((tls_model("initial-exec")));
-static __thread struct cp__last_range copy_last __attribute__((tls_model("initial-exec")));
+__thread struct cp__last_range cp__copy_last __attribute__((tls_model("initial-exec")));
 
 static inline uint64_t timed_copy(const struct cp_copy_kernel *k, void *dst, const void *src,
 				  size_t npages)
@@ -153,11 +144,11 @@ static inline uint64_t timed_copy(const struct cp_copy_kernel *k, void *dst, con
 }
 
 static void __attribute__((noinline)) copy_timed(const struct cp__state *s, char *dst,
-						 const char *src, size_t npages, int seed)
+						 const char *src, size_t npages, int every_call,
+						 int seed)
 {
 	const struct cp_copy_kernel *t = cp__copy_bands_pick(&s->policy.copy, npages);
 	const struct cp_copy_kernel *u = cp__copy_bands_pick(&s->policy.copy_uncached, npages);
-	int every_call = npages >= CP__HISTORY_BELOW_PAGES;
 	struct cp__timing timing;
 	size_t chunk = 0;
 	if (!(t->flags & CP_NONTEMPORAL) && cp__counter_readable() &&
@@ -184,17 +175,16 @@ static void __attribute__((noinline)) copy_timed(const struct cp__state *s, char
 }
 #endif
 
-/* cp_copy_pages from s->policy.copy_estimate_from_pages. */
-void cp__copy_estimated(const struct cp__state *s, void *dst, const void *src, size_t npages)
+/* cp_copy_pages where cp__way says history or plan: this destination
+ * becomes the last, then the thread's copy history (below 1 MiB) or a timed
+ * chunk (from it) decides. */
+void cp__copy_estimated(const struct cp__state *s, enum cp__way way, void *dst, const void *src,
+			size_t npages)
 {
 #ifndef CLEARPAGES_FREESTANDING
-	if (copy_last.addr == (uintptr_t)dst && copy_last.npages == npages) {
-		cp__copy_by(cp__copy_bands_pick(&s->policy.copy, npages), dst, src, npages);
-		return;
-	}
-	copy_last = (struct cp__last_range){ (uintptr_t)dst, npages };
-	if (npages >= CP__HISTORY_BELOW_PAGES) {
-		copy_timed(s, dst, src, npages, 0);
+	cp__copy_last = (struct cp__last_range){ (uintptr_t)dst, npages };
+	if (way == CP__BY_PLAN) {
+		copy_timed(s, dst, src, npages, 1, 0);
 		return;
 	}
 	const struct cp_copy_kernel *u = cp__copy_bands_pick(&s->policy.copy_uncached, npages);
@@ -203,8 +193,9 @@ void cp__copy_estimated(const struct cp__state *s, void *dst, const void *src, s
 		cp__copy_by(copy_history.cached ? cp__copy_bands_pick(&s->policy.copy, npages) : u,
 			    dst, src, npages);
 	else
-		copy_timed(s, dst, src, npages, step == SEED_IT);
+		copy_timed(s, dst, src, npages, 0, step == SEED_IT);
 #else
+	(void)way;   /* cp__way never times a copy here */
 	cp__copy_by(cp__copy_bands_pick(&s->policy.copy, npages), dst, src, npages);
 #endif
 }
@@ -228,9 +219,9 @@ void cp__reuse_history_forget(void)
 {
 	any_history = (struct reuse_history){ 0 };
 	any_small = (struct small_history){ 0 };
-	cp__any_small_last = (struct cp__last_range){ 0 };
+	cp__any_last = (struct cp__last_range){ 0 };
 	copy_history = (struct small_history){ 0 };
-	copy_last = (struct cp__last_range){ 0 };
+	cp__copy_last = (struct cp__last_range){ 0 };
 }
 
 /* The history after a clear of this range: cached (every chunk timed
@@ -253,16 +244,16 @@ static struct reuse_history after_clear(struct reuse_history h, int again, int c
 }
 #endif
 
-/* From CP__HISTORY_BELOW_PAGES: the per-batch plan and the reuse history,
- * out of line so that the small calls, a compare and a tail call on a range
- * cleared again, do not save six registers for its frame. */
-static void __attribute__((noinline)) clear_any_planned(const struct cp__state *s, void *addr,
-							 size_t npages)
+/* The per-batch plan, and on any's route the reuse history: out of line,
+ * so that the history's calls, a compare and a tail call on a range cleared
+ * again, do not save six registers for its frame. */
+static void __attribute__((noinline)) clear_planned(const struct cp__state *s, enum cp__route r,
+						     void *addr, size_t npages)
 {
 	struct cp__plan pl;
-	cp__plan_any(s, npages, &pl);
+	cp__plan_for(s, r, npages, &pl);
 #ifndef CLEARPAGES_FREESTANDING
-	if (!pl.uncached) {           /* nothing timed: nothing learnt either */
+	if (r != CP__ROUTE_ANY || !pl.uncached) {   /* nothing timed: nothing learnt either */
 		cp__plan_run(&pl, addr, npages);
 		return;
 	}
@@ -279,41 +270,21 @@ static void __attribute__((noinline)) clear_any_planned(const struct cp__state *
 #endif
 }
 
-void __attribute__((noinline)) cp__clear_any_estimated(const struct cp__state *s, void *addr,
-						    size_t npages)
+void __attribute__((noinline)) cp__clear_estimated(const struct cp__state *s, enum cp__route r,
+						   enum cp__way way, void *addr, size_t npages)
 {
 #ifndef CLEARPAGES_FREESTANDING
-	if (npages < CP__HISTORY_BELOW_PAGES) {
-		clear_any_small(s, addr, npages);
-		return;
-	}
-#endif
-	clear_any_planned(s, addr, npages);
-}
-
-/* From CP__COLD_HISTORY_BELOW_PAGES: the per-batch plan, out of line so that
- * its frame is not the small calls'. */
-static void __attribute__((noinline)) clear_cold_planned(const struct cp__state *s, void *addr,
-							  size_t npages)
-{
-	struct cp__plan pl;
-	cp__plan_cold(s, npages, &pl);
-	cp__plan_run(&pl, addr, npages);
-}
-
-void cp__clear_cold_estimated(const struct cp__state *s, void *addr, size_t npages)
-{
-#ifndef CLEARPAGES_FREESTANDING
-	if (npages < CP__COLD_HISTORY_BELOW_PAGES) {
-		clear_small(s, &cold_history, &s->policy.cold, addr, npages);
+	if (way == CP__BY_HISTORY) {
+		if (r == CP__ROUTE_COLD) {
+			clear_small(s, &cold_history, &s->policy.cold, addr, npages);
+		} else {   /* any: this range becomes the last */
+			cp__any_last = (struct cp__last_range){ (uintptr_t)addr, npages };
+			clear_small(s, &any_small, &s->policy.uncached, addr, npages);
+		}
 		return;
 	}
 #else
-	if (npages < CP__COLD_HISTORY_BELOW_PAGES) {
-		/* no thread-local history without TLS: size alone, non-temporal */
-		cp__bands_pick(&s->policy.cold, npages)->clear(addr, npages);
-		return;
-	}
+	(void)way;   /* cp__way never says history here */
 #endif
-	clear_cold_planned(s, addr, npages);
+	clear_planned(s, r, addr, npages);
 }

@@ -51,7 +51,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include "huge.h"
-#include "residency.h"
+#include "route.h"
 #include "state.h"
 
 struct walk {
@@ -110,7 +110,7 @@ static void run_range(struct walk *w, size_t first, size_t count, int hot)
 		return;
 	}
 	if (!w->kernel && !hot && w->estimate)
-		cp__plan_any(w->estimate, count, &plan);
+		cp__plan_for(w->estimate, CP__ROUTE_ANY, count, &plan);
 	else if (!w->kernel)
 		plan.kernel = hot ? w->pick_hot(count) : w->pick(count);
 	while (count) {

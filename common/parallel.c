@@ -80,7 +80,7 @@
 #include <unistd.h>
 #include "atfork.h"
 #include "parallel.h"
-#include "residency.h"
+#include "route.h"
 #include "state.h"
 
 #define POOL_MAX_WORKERS 255u
@@ -521,7 +521,7 @@ int cp__clear_pages_parallel_min(void *addr, size_t npages, unsigned nthreads,
 	 * estimates where its own part is, per batch. (Planning here also
 	 * initialises the library on the caller's thread.) */
 	struct cp__plan plan;
-	cp__plan_any(cp__state(), npages, &plan);
+	cp__plan_for(cp__state(), CP__ROUTE_ANY, npages, &plan);
 	cp__clear_parallel_plan(addr, npages, nthreads, min_share_pages, &plan);
 	return 0;
 }

@@ -6,8 +6,7 @@
  * pure parts, cp__timing_for and cp__residency_verdict, are what the tests
  * feed described hosts' timings.
  */
-#include "residency.h"
-#include "state.h"
+#include "route.h"
 
 #ifndef CLEARPAGES_FREESTANDING
 #include <time.h>
@@ -178,24 +177,16 @@ static void plan_pair(const struct cp__state *s, const struct cp_kernel *cached,
 	}
 }
 
-void cp__plan_any(const struct cp__state *s, size_t extent, struct cp__plan *out)
+void cp__plan_for(const struct cp__state *s, enum cp__route r, size_t extent,
+		  struct cp__plan *out)
 {
-	out->kernel = cp__bands_pick(&s->policy.any, extent);
+	const struct cp__policy *p = &s->policy;
+	out->kernel = cp__bands_pick(cp__route_bands(p, r), extent);
 	out->uncached = NULL;
 	out->reused = 0;
-	/* below the history's end a chunk per call costs a cached target too
-	 * much (the top): cp_clear_pages' small calls go by the history */
-	if (extent >= cp__any_plan_from_pages(&s->policy))
-		plan_pair(s, out->kernel, cp__bands_pick(&s->policy.uncached, extent), out);
-}
-
-void cp__plan_cold(const struct cp__state *s, size_t extent, struct cp__plan *out)
-{
-	out->kernel = cp__bands_pick(&s->policy.cold, extent);
-	out->uncached = NULL;
-	out->reused = 0;
-	if (extent < s->policy.cold_estimate_below_pages)
-		plan_pair(s, cp__bands_pick(&s->policy.any, extent), out->kernel, out);
+	if (cp__way(p, r, NULL, extent) == CP__BY_PLAN)
+		plan_pair(s, cp__bands_pick(&p->any, extent),
+			  cp__bands_pick(cp__route_uncached(p, r), extent), out);
 }
 
 void cp__clear_in_calls(const struct cp_kernel *k, void *addr, size_t npages)

@@ -90,10 +90,7 @@
 #define CP__RESIDENCY_STALL_FACTOR    4
 #define CP__RESIDENCY_STALL_MBPS      2000
 #define CP__RESIDENCY_MAX_CHUNK_PAGES 64
-/* Below these a thread's history decides (see above); from them the
- * per-batch plan. cp_clear_pages' plan keeps its reuse graces from 1 MiB. */
-#define CP__HISTORY_BELOW_PAGES       256    /* cp_clear_pages, where its bands part */
-#define CP__COLD_HISTORY_BELOW_PAGES  512    /* CP_ZERO_COLD */
+/* The thread's histories below the route's bounds (route.h). */
 #define CP__COLD_HISTORY_CALLS        64
 #define CP__COLD_HISTORY_MAX_SHIFT    2      /* at most 64 << 2 calls apart */
 /* ... an interval past 64 calls covers at most 4 MiB, and from 128 KiB one
@@ -104,35 +101,6 @@
  * CP__REUSE_GRACE_CALLS calls in a row (see the top). */
 #define CP__REUSE_MIN_CACHED_RUN      3
 #define CP__REUSE_GRACE_CALLS         4
-
-/* No kernel is called on more than this many pages at once: the plan's
- * batch less its timed chunk (4080 KiB). AMD's rep stos stops allocating the
- * lines it stores past a length (4 MiB on the Zen 5 VM, where a cached buffer
- * cleared in one call ran slower than in 4080 KiB calls:
- * bench/results/amd-zen5/README.md), which a cached target pays for; a call
- * per 4 MiB costs nothing measurable. cp__clear_by calls k so. */
-#define CP__MAX_CALL_PAGES (CP__RESIDENCY_BATCH_PAGES - CP__RESIDENCY_CHUNK_PAGES)
-void cp__clear_in_calls(const struct cp_kernel *k, void *addr, size_t npages);
-static inline void cp__clear_by(const struct cp_kernel *k, void *addr, size_t npages)
-{
-	if (__builtin_expect(npages <= CP__MAX_CALL_PAGES, 1))
-		k->clear(addr, npages);
-	else
-		cp__clear_in_calls(k, addr, npages);   /* out of line: no loop in the small call */
-}
-/* Copies alike: rep movs on the Zen 4 VM ran level either way (one call of
- * 1-16 MiB against 4080 KiB calls, paired medians 0.99-1.01:
- * bench/results/amd-zen4/README.md); where its length exists, as rep stos's
- * does, the split pays. */
-void cp__copy_in_calls(const struct cp_copy_kernel *k, void *dst, const void *src, size_t npages);
-static inline void cp__copy_by(const struct cp_copy_kernel *k, void *dst, const void *src,
-			       size_t npages)
-{
-	if (__builtin_expect(npages <= CP__MAX_CALL_PAGES, 1))
-		k->copy(dst, src, npages);
-	else
-		cp__copy_in_calls(k, dst, src, npages);
-}
 
 /* How a chunk is timed: its size and the most ticks a cached one takes. */
 struct cp__timing {
@@ -192,54 +160,11 @@ static inline uint64_t cp__timed_clear(const struct cp_kernel *k, void *addr, si
 	return cp__counter_read() - t0;
 }
 
-/* The first extent of cp_clear_pages' per-batch plan: the policy's
- * estimate_from_pages, but never below CP__HISTORY_BELOW_PAGES (below it the
- * thread's history decides, or the extent alone). */
-static inline size_t cp__any_plan_from_pages(const struct cp__policy *p)
-{
-	return p->estimate_from_pages > CP__HISTORY_BELOW_PAGES ? p->estimate_from_pages :
-								   CP__HISTORY_BELOW_PAGES;
-}
-
 struct cp__state;
-/* cp_clear_pages (and cp_zero's body, far ranges, parallel shares) and
- * CP_ZERO_COLD for an extent of `extent` pages. */
-void cp__plan_any(const struct cp__state *s, size_t extent, struct cp__plan *out);
-void cp__plan_cold(const struct cp__state *s, size_t extent, struct cp__plan *out);
-/* Run a plan over [addr, addr + npages) (a part of the extent it was made for).
- * 1 when every chunk it timed was cached (or it timed none), else 0. */
+/* Run a plan over [addr, addr + npages) (a part of the extent it was made for:
+ * route.h, cp__plan_for). 1 when every chunk it timed was cached (or it timed
+ * none), else 0. */
 int cp__plan_run(const struct cp__plan *pl, void *addr, size_t npages);
-/* cp_clear_pages and cp_zero's body from s->policy.estimate_from_pages: the
- * plan, told whether this thread's last such clear was this range, cached
- * (hosted only); below CP__HISTORY_BELOW_PAGES, hosted, only on a range other
- * than cp__any_small_last. */
-void cp__clear_any_estimated(const struct cp__state *s, void *addr, size_t npages);
-#ifndef CLEARPAGES_FREESTANDING
-/* The range the calling thread last cleared through cp_clear_pages below
- * CP__HISTORY_BELOW_PAGES (history.c writes it). Still cached, unless the
- * caller evicted it: the caller's inline path clears it again with any's
- * band, so that a loop over one buffer pays a compare, not a call. */
-struct cp__last_range {
-	uintptr_t addr;
-	size_t npages;
-};
-extern __thread struct cp__last_range cp__any_small_last
-	__attribute__((tls_model("initial-exec"), visibility("hidden")));
-static inline int cp__any_small_again(const void *addr, size_t npages)
-{
-	return npages < CP__HISTORY_BELOW_PAGES && cp__any_small_last.addr == (uintptr_t)addr &&
-	       cp__any_small_last.npages == npages;
-}
-/* Tests: forget the calling thread's last range and its small calls' history. */
-void cp__reuse_history_forget(void);
-#endif
-/* CP_ZERO_COLD past the argument checks, for npages below
- * s->policy.cold_estimate_below_pages. */
-void cp__clear_cold_estimated(const struct cp__state *s, void *addr, size_t npages);
-
-/* cp_copy_pages from s->policy.copy_estimate_from_pages: the cached or the
- * uncached copy bands, as the thread's copy history says (history.c). */
-void cp__copy_estimated(const struct cp__state *s, void *dst, const void *src, size_t npages);
 
 /* The counter's rate in Hz, 0 while unknown. */
 unsigned long long cp__counter_hz(const struct cp__state *s);

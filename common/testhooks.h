@@ -3,7 +3,7 @@
  * What tests and clearbench may reach beyond the public header: the published
  * state (read-only, plus cp__policy_publish to install recording kernels),
  * the pure layers (registry, selection, profile parser, size parser, the
- * residency estimate) and the walks behind the huge and parallel calls.
+ * residency estimate, the route) and the walks behind the huge and parallel calls.
  * Nothing else of common/.
  */
 #ifndef CP_TESTHOOKS_H
@@ -16,6 +16,7 @@
 #include "profile.h"
 #include "registry.h"
 #include "residency.h"
+#include "route.h"
 #include "select.h"
 #include "state.h"
 #if defined(__aarch64__)

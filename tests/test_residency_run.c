@@ -762,9 +762,9 @@ Test(residency_run, live_counter_times_written_and_flushed_chunks)
 	if (s->policy.estimate_from_pages == CP__BAND_UNUSED)
 		cr_skip_test("this policy (%s) never estimates: any and uncached agree", s->source);
 	/* the plan's first extent (below 1 MiB the thread's history decides) */
-	size_t extent = cp__any_plan_from_pages(&s->policy);
+	size_t extent = cp__route_plan_from(&s->policy, CP__ROUTE_ANY);
 	struct cp__plan pl;
-	cp__plan_any(s, extent, &pl);
+	cp__plan_for(s, CP__ROUTE_ANY, extent, &pl);
 	if (!pl.uncached)
 		cr_skip_test("no timed plan at %zu pages (%s at %u MB/s, %llu Hz)",
 			     extent, pl.kernel->name,

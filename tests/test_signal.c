@@ -10,7 +10,7 @@
  */
 #include "testutil.h"
 #include "parallel.h"
-#include "residency.h"
+#include "route.h"
 #include "state.h"
 #include <errno.h>
 #include <limits.h>
@@ -237,7 +237,7 @@ static void race_estimated(size_t pages, int rounds, uint64_t min_tick_us)
 Test(signal, handler_clears_estimated_ranges_during_estimated_clears)
 {
 	cr_assert_gt(cp_kernels(NULL), 0);
-	size_t pages = cp__any_plan_from_pages(&cp__state()->policy);
+	size_t pages = cp__route_plan_from(&cp__state()->policy, CP__ROUTE_ANY);
 	if (pages > ((size_t)64 << 20) / CP_PAGE_SIZE)
 		cr_skip_test("no residency estimate below 64 MiB here (from %zu pages): "
 			     "cp_clear_pages keeps no range to race on", pages);
