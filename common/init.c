@@ -65,7 +65,7 @@ static char initial_text[CP__PROFILE_MAX_BYTES + 1];
 static int quiet;
 
 /* Serialises publications and guards the list of kept states. Held for a few
- * loads and stores, and one mmap when a new state is made; never across I/O. */
+ * loads and stores (a new state takes a slot below); no system call, no I/O. */
 static pthread_mutex_t publish_lock = PTHREAD_MUTEX_INITIALIZER;
 static const struct cp__state *kept;   /* newest first, through ->older */
 static unsigned nkept;
@@ -307,11 +307,10 @@ static const struct cp__state *kept_same(const struct cp__policy *p, const char 
 }
 
 /* Publish base with policy p and the given source: a kept state with that
- * policy again, else a new one, mapped under the lock (a system call, no I/O,
- * and only when a new state is made). 0, -ENOMEM, or -EBUSY from a signal
- * handler that interrupted this thread inside a publication (its lock is
- * held, or being taken, by the code the handler interrupted); nothing
- * changed on error. */
+ * policy again, else a new one in a slot of the library's image. 0, -ENOMEM,
+ * or -EBUSY from a signal handler that interrupted this thread inside a
+ * publication (its lock is held, or being taken, by the code the handler
+ * interrupted); nothing changed on error. */
 static int publish(const struct cp__state *base, const struct cp__policy *p, const char *source)
 {
 	if (atomic_load_explicit(&holds_publish, memory_order_relaxed))

@@ -11,9 +11,10 @@
  * first call, and publishes it whole; a profile change publishes a new one
  * and never rewrites the old, so a call sees one whole state, old or new.
  *  - Thread-safe: every function, from any number of threads at once.
- *  - Initialised: once any call but cp_version has returned, whatever its
- *    arguments (a zero length or an -EINVAL counts), in this process or in
- *    the parent it was forked from.
+ *  - Initialised: once any call but cp_version and the raw kernels
+ *    (cp_x86_64_<kernel>, cp_arm64_<kernel>: they never initialise) has
+ *    returned, whatever its arguments (a zero length or an -EINVAL counts),
+ *    in this process or in the parent it was forked from.
  *  - Async-signal-safe once the library is initialised: cp_clear_pages,
  *    cp_clear_huge_opts (when its between() is), cp_kernels, cp_kernel_find,
  *    cp_kernel_for, cp_copy, cp_copy_pages, cp_copy_huge_opts (when its

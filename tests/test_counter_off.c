@@ -4,7 +4,8 @@
  * come after the first use (sandboxes, record/replay debuggers): a read of
  * the TSC, or of the vDSO's clock, then kills the caller with SIGSEGV. Every
  * path that times (the small calls' history, the per-batch plans, the rate's
- * calibration, parallel shares on workers, the resident fill's ramp) must
+ * calibration, parallel shares on workers, the resident fill's ramp, the
+ * copy history and the copies' timed chunks) must
  * then decide by extent alone and clear. A fresh process (the setting is the
  * process's threads'): first use with the counter, then off, then every path.
  */
@@ -58,6 +59,40 @@ static int every_timing_path(int step0)
 	return 0;
 }
 
+/* Copy each extent through the copy estimate's paths (the thread's copy
+ * history below 1 MiB, a timed chunk per call from there), alternating two
+ * destinations; 0, or the failing step. */
+static int every_copy_path(int step0)
+{
+	static const size_t extents[] = { 1, 4, 16, 64, 200, 256, 512, 2048 };
+	size_t most = 2048 * PG;
+	unsigned char *buf = mmap(NULL, 3 * most, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED)
+		return step0;
+	unsigned char *src = buf + 2 * most;
+	for (size_t i = 0; i < most; i++)
+		src[i] = (unsigned char)(i * 7 + 1);
+	/* the copy history times one call in 64 and more: at least two timed */
+	unsigned calls = test_quick() ? 130u : 300u;
+	int step = step0;
+	for (size_t e = 0; e < sizeof(extents) / sizeof(extents[0]); e++) {
+		size_t len = extents[e] * PG;
+		for (unsigned i = 0; i < (extents[e] < 256 ? calls : 3u); i++) {
+			unsigned char *p = buf + (i & 1) * most;
+			memset(p, 0xa5, len);
+			if (cp_copy_pages(p, src, extents[e]) || memcmp(p, src, len))
+				return step + 1;
+			memset(p, 0xa5, len);
+			if (cp_copy(p, src, len, 0) || memcmp(p, src, len))
+				return step + 2;
+		}
+		step += 2;
+	}
+	munmap(buf, 3 * most);
+	return 0;
+}
+
 static void *enabled_thread(void *arg)
 {
 	(void)arg;
@@ -65,16 +100,19 @@ static void *enabled_thread(void *arg)
 	 * that may not, and must not read it for this thread's plan */
 	if (prctl(PR_SET_TSC, PR_TSC_ENABLE, 0, 0, 0))
 		return (void *)(intptr_t)90;
-	return (void *)(intptr_t)every_timing_path(60);
+	int r = every_timing_path(60);
+	return (void *)(intptr_t)(r ? r : every_copy_path(160));
 }
 
 CHILD_BODY(counter_turned_off_after_first_use)
 {
-	if (every_timing_path(0))       /* first use, with the counter */
+	if (every_timing_path(0) || every_copy_path(100))    /* first use, with the counter */
 		_exit(99);
 	if (prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0))
 		_exit(errno == EINVAL ? NOT_HERE : 98);
 	int r = every_timing_path(30);
+	if (!r)
+		r = every_copy_path(130);
 	if (r)
 		_exit(r);
 	if (!test_quick() && !test_under_valgrind()) {

@@ -238,6 +238,7 @@ static void early_calls(unsigned i)
 	const struct cp_kernel *const *kl;
 	const struct cp_copy_kernel *const *cl;
 	struct cp_huge_opts o = CP_HUGE_OPTS_INIT;
+	struct cp_policy_info info = { .size = 1 };
 	size_t n;
 	switch (i) {
 	case 0: cp_clear_pages(p, 0); break;
@@ -274,9 +275,11 @@ static void early_calls(unsigned i)
 	case 31: cp_copy(d, p, 0, 0); break;
 	case 32: cp_copy(NULL, p, 1, 0); break;
 	case 33: cp_copy(d, p, 4096, CP_COPY_HOT | CP_COPY_COLD); break;
+	case 34: cp_policy_info(NULL); break;
+	case 35: cp_policy_info(&info); break;
 	}
 }
-#define EARLY_CALLS 34
+#define EARLY_CALLS 36
 
 static int early_calls_initialise(void)
 {
