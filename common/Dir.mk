@@ -14,7 +14,12 @@ ifneq ($(words $(subst ., ,$(CP_VERSION))),3)
 $(error cannot read CP_VERSION_MAJOR/MINOR/PATCH from include/clearpages.h (got '$(CP_VERSION)'))
 endif
 
-SONAME      := libclearpages.so.$(CP_MAJOR)
+# The soname counts ABI breaks, not releases (CP_SONAME_VERSION, the header).
+CP_SONAME_MAJOR := $(shell sed -n 's/^.define CP_SONAME_VERSION[[:space:]]*\([0-9][0-9]*\).*/\1/p' include/clearpages.h)
+ifneq ($(words $(CP_SONAME_MAJOR)),1)
+$(error cannot read CP_SONAME_VERSION from include/clearpages.h (got '$(CP_SONAME_MAJOR)'))
+endif
+SONAME      := libclearpages.so.$(CP_SONAME_MAJOR)
 LIB_SO      := $(BUILD)/libclearpages.so
 LIB_SO_REAL := $(BUILD)/libclearpages.so.$(CP_VERSION)
 PC          := $(BUILD)/clearpages.pc
@@ -67,7 +72,8 @@ cp_cmake = sed -e 's|@CP_CMAKE_TO_LIBDIR@|$(call cp_rel,$(1),$(2))|' \
                -e 's|@CP_CMAKE_TO_INCLUDEDIR@|$(call cp_rel,$(1),$(3))|' \
                -e 's|@CP_CMAKE_TO_DROPINDIR@|$(call cp_rel,$(1),$(4))|' \
                -e 's/@CP_CMAKE_PROCESSORS@/$(CP_CMAKE_PROCESSORS_$(ARCH))/' -e 's|@CP_ARCH@|$(ARCH)|' \
-               -e 's|@CP_VERSION@|$(CP_VERSION)|' -e 's|@CP_MAJOR@|$(CP_MAJOR)|' $(5)
+               -e 's|@CP_VERSION@|$(CP_VERSION)|' -e 's|@CP_MAJOR@|$(CP_MAJOR)|' \
+               -e 's|@CP_SONAME@|$(SONAME)|' $(5)
 # pkg-config's dropindir, unexpanded: libdir itself in $(BUILD), below it installed.
 CP_PC_LIBDIR    := $${libdir}
 CP_PC_DROPINDIR := $${libdir}/clearpages

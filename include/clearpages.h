@@ -118,6 +118,11 @@ extern "C" {
 #define CP_VERSION_MAJOR 0
 #define CP_VERSION_MINOR 3
 #define CP_VERSION_PATCH 0
+/* The soname's number (libclearpages.so.N): raised when an interface is
+ * removed or changed, not with CP_VERSION_MAJOR. 1.0.0 keeps 0: every change
+ * since 0.1.0 is an addition (make test-abi), so programs linked against a
+ * 0.x library run against 1.x unchanged. */
+#define CP_SONAME_VERSION 0
 
 /* "MAJOR.MINOR.PATCH" of the library actually linked (may differ from the macros). */
 const char *cp_version(void);

@@ -123,10 +123,10 @@ for k in $kernels; do
 done
 
 # --- the shared library
-major=$(sed -n 's/^#define CP_VERSION_MAJOR[[:space:]]*\([0-9]*\).*/\1/p' "$header")
+abi=$(sed -n 's/^#define CP_SONAME_VERSION[[:space:]]*\([0-9]*\).*/\1/p' "$header")
 so=$build/libclearpages.so
 soname=$($READELF -dW "$so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
-[ "$soname" = "libclearpages.so.$major" ] || fail "$so: soname '$soname', want libclearpages.so.$major"
+[ "$soname" = "libclearpages.so.$abi" ] || fail "$so: soname '$soname', want libclearpages.so.$abi"
 $READELF --dyn-syms -W "$so" | awk '($5 == "GLOBAL" || $5 == "WEAK") && $7 != "UND" { print $8 }' |
 	sort >"$tmp/dyn"
 grep -v '^cp_[A-Za-z0-9]' "$tmp/dyn" | while read -r s; do echo "check-elf: FAIL: $so exports $s"; done >"$tmp/out"
