@@ -79,7 +79,7 @@ extern "C" {
 #endif
 
 /*
- * One spelling per intent (NEWS, "Since 0.3.0"):
+ * One spelling per intent (NEWS, 1.0.0):
  *   zero bytes, the library decides    cp_zero(addr, len, 0)
  *   ... that the caller reads soon     cp_zero(addr, len, CP_ZERO_HOT)
  *   ... that it won't touch soon       cp_zero(addr, len, CP_ZERO_COLD)
@@ -115,8 +115,8 @@ extern "C" {
 #define CP_DEPRECATED(use)
 #endif
 
-#define CP_VERSION_MAJOR 0
-#define CP_VERSION_MINOR 3
+#define CP_VERSION_MAJOR 1
+#define CP_VERSION_MINOR 0
 #define CP_VERSION_PATCH 0
 /* The soname's number (libclearpages.so.N): raised when an interface is
  * removed or changed, not with CP_VERSION_MAJOR. 1.0.0 keeps 0: every change
