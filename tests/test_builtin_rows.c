@@ -738,21 +738,19 @@ Test(builtin_rows, string_rows_thresholds_from_their_tables)
 	cr_expect_geq(rows, 2, "%u rows with a rep_stosb band", rows);
 }
 
-/* A row's parallel share where its host recorded the split
+/* A parallel share against the split its host recorded
  * (tests/data/amd-zen4-parallel.csv, from clearbench parallel on the Zen 4
  * VM: one thread against two shares, medians): with two threads an extent of
  * two shares or more is split, so at every recorded extent from there two
  * shares must not lose (within TIE), and the largest recorded extent below
  * it must: else a smaller share would have served. */
-Test(builtin_rows, parallel_share_at_the_recorded_split)
+static void check_split(const char *who, size_t share_pages)
 {
-	const struct cp__builtin *b = cp__builtin_find("amd-zen4");
-	cr_assert_not_null(b);
 	FILE *f = fopen("tests/data/amd-zen4-parallel.csv", "r");
 	cr_assert(f, "tests/data/amd-zen4-parallel.csv: cannot open");
 	char line[128];
 	cr_assert(fgets(line, sizeof(line), f));
-	size_t split_from = 2 * b->parallel_min_share_pages * PG, below = 0;
+	size_t split_from = 2 * share_pages * PG, below = 0;
 	double below_ratio = -1;
 	unsigned split = 0;
 	while (fgets(line, sizeof(line), f)) {
@@ -762,18 +760,37 @@ Test(builtin_rows, parallel_share_at_the_recorded_split)
 			continue;
 		if (bytes >= split_from) {
 			split++;
-			cr_expect_geq(two / one, 1 - TIE, "amd-zen4, %zu KiB (split in two shares of %zu "
-				      "KiB): %.2f of one thread", bytes >> 10, bytes >> 11, two / one);
+			cr_expect_geq(two / one, 1 - TIE, "%s, %zu KiB (split in two shares of %zu "
+				      "KiB): %.2f of one thread", who, bytes >> 10, bytes >> 11, two / one);
 		} else if (bytes > below) {
 			below = bytes;
 			below_ratio = two / one;
 		}
 	}
 	fclose(f);
-	cr_expect_gt(split, 0, "no recorded extent is split");
-	cr_assert_gt(below, 0, "no recorded extent below the split");
-	cr_expect_lt(below_ratio, 1, "amd-zen4, %zu KiB (not split): two shares ran %.2f of one "
-		     "thread, a smaller share would gain", below >> 10, below_ratio);
+	cr_expect_gt(split, 0, "%s: no recorded extent is split", who);
+	cr_assert_gt(below, 0, "%s: no recorded extent below the split", who);
+	cr_expect_lt(below_ratio, 1, "%s, %zu KiB (not split): two shares ran %.2f of one "
+		     "thread, a smaller share would gain", who, below >> 10, below_ratio);
+}
+
+/* The Zen 4 row's share, and the generic rule's (select.c: 8 MiB, "no
+ * measured host lost there") on the same VM with its row withheld: in
+ * sample, the only parallel table recorded. */
+Test(builtin_rows, parallel_share_at_the_recorded_split)
+{
+	const struct cp__builtin *b = cp__builtin_find("amd-zen4");
+	cr_assert_not_null(b);
+	check_split("amd-zen4", b->parallel_min_share_pages);
+	const struct row_cpu *r = cpu_of_row(b);
+	cr_assert_not_null(r);
+	struct cp__cpu cpu = describe_cpu(r, r->features);
+	cpu.uarch[0] = '\0';                      /* the row withheld */
+	struct cp__decide_in in = { .cpu = &cpu, .quiet = 1 };
+	static struct cp__state s;
+	cp__state_decide(&in, &s);
+	cr_assert_str_eq(s.default_source, "generic");
+	check_split("amd-zen4 (generic)", s.policy.parallel_min_share_pages);
 }
 
 /* "4K" "512K" "16M" "1G" in bytes. */
