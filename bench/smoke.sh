@@ -30,7 +30,7 @@ watched() {
 	pid=$! first=none
 	while [ "$first" = none ]; do
 		alive=; kill -0 "$pid" 2> /dev/null && alive=1
-		grep -q '^clearbench: \[' "$OUT/$name.err" && first=$(( $(ms) - w0 ))
+		grep -qs '^clearbench: \[' "$OUT/$name.err" && first=$(( $(ms) - w0 ))
 		[ -z "$alive" ] || { [ "$stop" = stop ] && [ $(( $(ms) - w0 )) -gt 10000 ]; } && break
 		sleep 0.02
 	done

@@ -232,7 +232,7 @@ Test(generic_rule, builtin_rows_on_their_hosts)
  * both (the uncached copy bands, as the thread's copy history picks them).
  * Each kernel's share of memcpy is printed beside (CP_POLICY_TABLE=1). */
 #define COPY_HOT_FLOOR 0.90
-#define COPY_FROM_BYTES ((size_t)64 << 10)
+#define COPY_FROM_BYTES ((size_t)4 << 10)      /* as the clears' FROM_BYTES */
 
 static int is_memcpy(const char *c)
 {

@@ -331,6 +331,24 @@ static struct described intel_vm(void)
 	return x86_caches("GenuineIntel", 6, 0xa7, INTEL_ALL, 2048, 480);
 }
 
+/* The generic threshold (common/select.c: 16000 MB/s, from this VM's
+ * chunks) as the rule gives it to the VM, on the chunks the VM recorded
+ * (intel_vm_chunk_timings, above): 16 KiB LLC-resident 1500-1860 ticks
+ * cached, cold 4500-5400 not; one page 112-362 cached, cold 1456-2336 not.
+ * Read from the policy, so a threshold moved off what the VM measured fails
+ * here, not only where a test names the constant. */
+Test(residency, generic_threshold_on_the_intel_vm_chunks)
+{
+	struct described d = intel_vm();
+	cr_assert_str_eq(d.source, "generic");
+	struct cp__timing t = host_chunks("6/167", &d, 2.6e9);
+	VERDICT("6/167 LLC-resident, fastest", &t, CP__CACHED, 1500);
+	VERDICT("6/167 LLC-resident, slowest", &t, CP__CACHED, 1860);
+	VERDICT("6/167 cold, twice", &t, CP__UNCACHED, 4500, 5400);
+	VERDICT("6/167 a stall, then a cached chunk", &t, CP__CACHED, 338000, 1600);
+	host_page("6/167, one page", &d, 2.6e9, 362, 1456);
+}
+
 /* Zen 5 clears 1-16 MiB with rep stosq, whose 16 KiB chunk times cold
  * memory with a warm TLB (462-546 ticks) as fast as a cached buffer (p90
  * 441): its chunks are avx2's. Intel's rep stosb chunks tell the two apart
