@@ -120,6 +120,7 @@ static struct {
 	char text[2][512];
 	size_t len[2];
 	enum replace_by how;
+	long whole_ns;        /* how long each version stays whole: measured */
 	volatile int stop;
 } rw;
 
@@ -132,6 +133,24 @@ static void write_all(int fd, const char *p, size_t n)
 		p += w;
 		n -= (size_t)w;
 	}
+}
+
+/* The median time of one load of the whole, unchanging profile here. */
+static long median_load_ns(void)
+{
+	long ns[15];
+	for (int i = 0; i < 15; i++) {
+		struct timespec a, b;
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		cr_assert_eq(cp_set_profile(rw.path), 0);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		ns[i] = (b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec);
+	}
+	for (int i = 1; i < 15; i++)        /* insertion sort: 15 values */
+		for (int j = i; j > 0 && ns[j - 1] > ns[j]; j--) {
+			long x = ns[j]; ns[j] = ns[j - 1]; ns[j - 1] = x;
+		}
+	return ns[7] < 250000000L ? ns[7] : 250000000L;   /* a nanosleep field */
 }
 
 static void *rewrite_profile(void *arg)
@@ -155,6 +174,9 @@ static void *rewrite_profile(void *arg)
 			}
 			close(fd);
 		}
+		/* the version stays whole for one load's time, measured on this
+		 * host first: a load then meets a whole file however busy the host */
+		nanosleep(&(struct timespec){ 0, rw.whole_ns }, NULL);
 	}
 	return NULL;
 }
@@ -225,6 +247,7 @@ static void never_read_cut(enum replace_by how, int format)
 		want[i] = choice_now();
 	}
 	cr_assert(!same_choice(&want[0], &want[1]));
+	rw.whole_ns = median_load_ns();
 
 	rw.how = how;
 	rw.stop = 0;
@@ -251,9 +274,10 @@ static void never_read_cut(enum replace_by how, int format)
 		     cut, accepted, loads);
 	cr_assert_eq(settled, 0, "the whole file, no longer changing, must load");
 	/* and whole files still load: at least one while it is rewritten natively
-	 * (in place, as few as 48 of 3000 were accepted on a busy 2-vCPU host, and
-	 * none of 300 under qemu, where every read met a change), and the file
-	 * once it stops changing, everywhere */
+	 * (each version stays whole for one load's measured time; in place
+	 * without that pause, none of 3000 were accepted on a 2-vCPU host under
+	 * load 7, and none of 300 under qemu), and the file once it stops
+	 * changing, everywhere */
 	if (!test_quick())
 		cr_assert_gt(accepted, 0, "whole files must still load: none of %u loads accepted",
 			     loads);
