@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # ABI check: the built libclearpages.so against abi/<arch>.abi, the abidw
-# baseline of the last release (0.1.0; how it was made: abi/README.md).
+# baseline of the last release (1.0.0; how it was made: abi/README.md).
 #   make test-abi [ARCH=...]   abidiff: removed or changed symbols or types fail
 #   make abi-baseline          rewrite abi/$(ARCH).abi from the current build (at a release)
 ABI_BASELINE := abi/$(ARCH).abi

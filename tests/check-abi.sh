@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # The built libclearpages.so against the ABI baseline of the last release
-# (abi/<arch>.abi, abidw of 0.1.0): abidiff must find no removed and no changed
+# (abi/<arch>.abi, abidw of 1.0.0): abidiff must find no removed and no changed
 # function, variable, ELF symbol or type (a struct cp_huge_opts grown by a
 # field fails). Additions pass, with a reminder to update the baseline and
 # debian/libclearpages0.symbols. The library needs its DWARF (-g, the default
