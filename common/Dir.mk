@@ -73,7 +73,7 @@ cp_cmake = sed -e 's|@CP_CMAKE_TO_LIBDIR@|$(call cp_rel,$(1),$(2))|' \
                -e 's|@CP_CMAKE_TO_DROPINDIR@|$(call cp_rel,$(1),$(4))|' \
                -e 's/@CP_CMAKE_PROCESSORS@/$(CP_CMAKE_PROCESSORS_$(ARCH))/' -e 's|@CP_ARCH@|$(ARCH)|' \
                -e 's|@CP_VERSION@|$(CP_VERSION)|' -e 's|@CP_MAJOR@|$(CP_MAJOR)|' \
-               -e 's|@CP_SONAME@|$(SONAME)|' $(5)
+               -e 's|@CP_SONAME@|$(SONAME)|' -e 's|@CP_SONAME_MAJOR@|$(CP_SONAME_MAJOR)|' $(5)
 # pkg-config's dropindir, unexpanded: libdir itself in $(BUILD), below it installed.
 CP_PC_LIBDIR    := $${libdir}
 CP_PC_DROPINDIR := $${libdir}/clearpages

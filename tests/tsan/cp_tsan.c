@@ -32,7 +32,7 @@
  */
 #include "../models/plain.h"
 #include "parallel.h"       /* cp__clear_pages_parallel_min: small shares */
-#include "residency.h"      /* where the history ends */
+#include "route.h"          /* where the history ends */
 #include "state.h"          /* the estimate's extent */
 #include <fcntl.h>
 #include <pthread.h>
@@ -505,7 +505,7 @@ int main(int argc, char **argv)
 	run_with("fork: while a loader and a parallel caller run", busy, 2, main_forks);
 	run_with("signal: a handler clears in parallel", callers, 1, main_clears_under_timer);
 	size_t estimate_from = cp__state()->policy.estimate_from_pages;
-	estimated_pages = cp__any_plan_from_pages(&cp__state()->policy);
+	estimated_pages = cp__route_plan_from(&cp__state()->policy, CP__ROUTE_ANY);
 	if (estimated_pages <= ((size_t)64 << 20) / PG) {
 		static void *(*const reuse[])(void *) = { estimated_clearer, estimated_clearer,
 							  profile_loader };
