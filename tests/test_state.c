@@ -229,20 +229,6 @@ Test(state, identical_policy_with_other_padding_finds_the_kept_state)
 }
 
 /* Bytes mapped in this process (/proc/self/maps). */
-static size_t mapped_bytes(void)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	cr_assert(f, "/proc/self/maps");
-	size_t total = 0;
-	unsigned long lo, hi;
-	char line[512];
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%lx-%lx", &lo, &hi) == 2)
-			total += hi - lo;
-	fclose(f);
-	return total;
-}
-
 /* The shared library loaded, given a profile and unloaded, again and again
  * (a plugin host): none of its states outlives an unload. Each cycle left a
  * page mapped when states were mappings of their own. */
@@ -251,24 +237,14 @@ Test(state, unload_after_a_profile_leaves_nothing_mapped, .timeout = 120)
 	if (test_under_valgrind())   /* 144 KiB over 20 cycles there, 0 natively */
 		cr_skip_test("under valgrind /proc/self/maps shows memcheck's own mappings, whose "
 			     "shadow of the pages an unloaded object touched stays mapped");
-	/* build/<arch>/tests/.., or ../.. for a sanitizer's build/<arch>/<tool>/tests */
 	char lib[4096];
-	ssize_t n = readlink("/proc/self/exe", lib, sizeof(lib) - 64);
-	cr_assert(n > 0, "readlink /proc/self/exe");
-	lib[n] = 0;
-	char *dir_end = strrchr(lib, '/');
-	strcpy(dir_end, "/../libclearpages.so.0");
-	if (access(lib, R_OK))
-		strcpy(dir_end, "/../../libclearpages.so.0");
-	if (access(lib, R_OK))
-		cr_skip_test("no libclearpages.so.0 beside this suite's build (`make` builds it; "
-			     "`make test-native` first)");
+	test_shared_library(lib);
 	make_profiles();
 	unsigned cycles = test_quick() ? 20 : 200;
 	size_t before = 0;
 	for (unsigned i = 0; i <= cycles; i++) {
 		if (i == 1)
-			before = mapped_bytes();     /* after a first cycle: the loader's own */
+			before = test_mapped_bytes();     /* after a first cycle: the loader's own */
 		void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
 		cr_assert(h, "dlopen: %s", dlerror());
 		int (*set_profile)(const char *);
@@ -278,7 +254,7 @@ Test(state, unload_after_a_profile_leaves_nothing_mapped, .timeout = 120)
 		cr_assert_eq(set_profile(paths[i % PROFILES]), 0, "cycle %u: cp_set_profile", i);
 		cr_assert_eq(dlclose(h), 0, "dlclose: %s", dlerror());
 	}
-	size_t after = mapped_bytes();
+	size_t after = test_mapped_bytes();
 	cr_assert(after < before + (size_t)cycles * PG / 4,
 		  "%u load/profile/unload cycles left %zu KiB more mapped (%zu -> %zu KiB)",
 		  cycles, (after - before) / 1024, before / 1024, after / 1024);

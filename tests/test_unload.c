@@ -34,31 +34,6 @@ TestSuite(unload, .fini = profile_files_remove);
 #define SLACK_FDS 2
 
 /* Bytes mapped in this process (/proc/self/maps). */
-static size_t mapped_bytes(void)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	cr_assert(f, "/proc/self/maps");
-	size_t total = 0;
-	unsigned long lo, hi;
-	char line[512];
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%lx-%lx", &lo, &hi) == 2)
-			total += hi - lo;
-	fclose(f);
-	return total;
-}
-
-static int open_fds(void)
-{
-	DIR *dir = opendir("/proc/self/fd");
-	cr_assert_not_null(dir);
-	int n = 0;
-	while (readdir(dir))
-		n++;
-	closedir(dir);
-	return n;
-}
-
 /* Threads of this process (/proc/self/status). */
 static int threads_now(void)
 {
@@ -138,18 +113,8 @@ Test(unload, cycles_of_profile_parallel_discard_fork_leave_nothing, .timeout = 1
 	if (test_under_valgrind())
 		cr_skip_test("under valgrind /proc/self/maps shows memcheck's own mappings, whose "
 			     "shadow of the pages an unloaded object touched stays mapped");
-	/* build/<arch>/tests/.., or ../.. for a sanitizer's build/<arch>/<tool>/tests */
 	char lib[4096];
-	ssize_t n = readlink("/proc/self/exe", lib, sizeof(lib) - 64);
-	cr_assert(n > 0, "readlink /proc/self/exe");
-	lib[n] = 0;
-	char *dir_end = strrchr(lib, '/');
-	strcpy(dir_end, "/../libclearpages.so.0");
-	if (access(lib, R_OK))
-		strcpy(dir_end, "/../../libclearpages.so.0");
-	if (access(lib, R_OK))
-		cr_skip_test("no libclearpages.so.0 beside this suite's build (`make` builds it; "
-			     "`make test-native` first)");
+	test_shared_library(lib);
 	const char *profiles[2];
 	for (int p = 0; p < 2; p++) {
 		char text[512];
@@ -176,15 +141,15 @@ Test(unload, cycles_of_profile_parallel_discard_fork_leave_nothing, .timeout = 1
 		workers_most = workers > workers_most ? workers : workers_most;
 		if (i + 1 < BASELINE_CYCLES)
 			continue;
-		size_t mapped = mapped_bytes();
-		int fds = open_fds();
+		size_t mapped = test_mapped_bytes();
+		int fds = test_open_fds();
 		if (i + 1 == BASELINE_CYCLES)
 			mapped_before = mapped_most = mapped, fds_before = fds_most = fds;
 		mapped_most = mapped > mapped_most ? mapped : mapped_most;
 		fds_most = fds > fds_most ? fds : fds_most;
 	}
-	size_t mapped_after = mapped_bytes();
-	int fds_after = open_fds();
+	size_t mapped_after = test_mapped_bytes();
+	int fds_after = test_open_fds();
 	cr_log_info("%u cycles (%u of them discarded, up to %d workers made): mapped %zu KiB "
 		    "after %u, %zu KiB after all (most %zu KiB); %d descriptors after %u, %d after "
 		    "all (most %d)", cycles, discarding, workers_most, mapped_before >> 10,

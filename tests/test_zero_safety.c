@@ -158,25 +158,13 @@ Test(zero_safety, guard_region_faults_as_stores_do)
 	region_unmap(&r);
 }
 
-/* ---- a fault left by longjmp leaves no descriptor open ---- */
-static int open_fds(void)
-{
-	DIR *dir = opendir("/proc/self/fd");
-	cr_assert_not_null(dir);
-	int n = 0;
-	while (readdir(dir))
-		n++;
-	closedir(dir);
-	return n;
-}
-
 Test(zero_safety, longjmp_out_of_a_discard_leaks_no_descriptor)
 {
 	discard_from_one_page();
 	struct region r = region_map(PRIVATE_ANON, 2);
 	size_t unit = cp__discard_unit();
 	cr_assert_eq(mprotect(r.p + unit, PG, PROT_NONE), 0);
-	int before = open_fds(), rounds = test_quick() ? 100 : 1000;
+	int before = test_open_fds(), rounds = test_quick() ? 100 : 1000;
 	volatile int i;
 	faults = 0;
 	catch_faults(1);
@@ -184,7 +172,7 @@ Test(zero_safety, longjmp_out_of_a_discard_leaks_no_descriptor)
 		if (sigsetjmp(fault_jmp, 1) == 0)
 			cp_zero(r.p, r.len, CP_ZERO_MAY_DISCARD);
 	catch_faults(0);
-	int after = open_fds();
+	int after = test_open_fds();
 	cr_assert_eq(faults, rounds, "%d faults in %d calls over a PROT_NONE page", (int)faults, rounds);
 	cr_assert_eq(after, before, "open descriptors %d -> %d after %d faults left by longjmp",
 		     before, after, rounds);

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/wait.h>
@@ -353,6 +354,51 @@ static inline void flush_from_caches(const void *p, size_t len)
 		__asm__ volatile("dc civac, %0" : : "r"((const char *)p + at) : "memory");
 	__asm__ volatile("dsb sy" : : : "memory");
 #endif
+}
+
+/* Bytes mapped in this process (/proc/self/maps). */
+static inline size_t test_mapped_bytes(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	cr_assert(f, "/proc/self/maps");
+	size_t total = 0;
+	unsigned long lo, hi;
+	char line[512];
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx", &lo, &hi) == 2)
+			total += hi - lo;
+	fclose(f);
+	return total;
+}
+
+/* Descriptors open in this process (/proc/self/fd's entries; the count
+ * includes the listing's own and . and ..: compare, never read alone). */
+static __attribute__((unused, noinline)) int test_open_fds(void)   /* not inlined beside a sigsetjmp */
+{
+	DIR *dir = opendir("/proc/self/fd");
+	cr_assert_not_null(dir);
+	int n = 0;
+	while (readdir(dir))
+		n++;
+	closedir(dir);
+	return n;
+}
+
+/* The shared library beside this suite's build (build/<arch>/tests/.., or
+ * ../.. for a sanitizer's build/<arch>/<tool>/tests) into lib[4096], or
+ * the test skips saying so. */
+static inline void test_shared_library(char lib[4096])
+{
+	ssize_t n = readlink("/proc/self/exe", lib, 4096 - 64);
+	cr_assert(n > 0, "readlink /proc/self/exe");
+	lib[n] = 0;
+	char *dir_end = strrchr(lib, '/');
+	strcpy(dir_end, "/../libclearpages.so.0");
+	if (access(lib, R_OK))
+		strcpy(dir_end, "/../../libclearpages.so.0");
+	if (access(lib, R_OK))
+		cr_skip_test("no libclearpages.so.0 beside this suite's build (`make` builds it; "
+			     "`make test-native` first)");
 }
 
 #endif
