@@ -201,12 +201,11 @@ void cp__cpu_detect(struct cp__cpu *cpu)
 
 #else /* hosted */
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <unistd.h>
+#include "files.h"
 
 #ifndef HWCAP_SVE
 #define HWCAP_SVE (1UL << 22)
@@ -221,21 +220,13 @@ void cp__cpu_detect(struct cp__cpu *cpu)
 #define CACHE_DIR "/sys/devices/system/cpu/cpu0/cache"
 #define MIDR_PATH "/sys/devices/system/cpu/cpu0/regs/identification/midr_el1"
 
-/* The first line of a small file. open/read, not stdio: the first use
- * allocates nothing (an allocator's first cp_zero must not re-enter it). */
+/* The first line of a small file, through common/files.c as every file the
+ * library opens (no stdio: the first use allocates nothing; no descriptor
+ * outlives the read, however the call ends). */
 static int read_line(const char *path, char *buf, size_t len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (cp__file_read_small(path, buf, len) <= 0)
 		return -1;
-	ssize_t n;
-	do
-		n = read(fd, buf, len - 1);
-	while (n < 0 && errno == EINTR);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
 	return 0;
 }
