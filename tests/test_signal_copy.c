@@ -83,11 +83,7 @@ static void race_copies(size_t pages, int rounds, uint64_t min_tick_us)
 		double t = test_now_seconds() - t0;
 		fastest = t < fastest ? t : fastest;
 	}
-	uint64_t half = (uint64_t)(fastest * 1e6 / 2) + 1;        /* us */
-	if (half < min_tick_us)
-		half = min_tick_us;
-	tick = (struct itimerval){ { 0, 0 }, { (time_t)(half / 1000000u),
-					       (suseconds_t)(half % 1000000u) } };
+	tick = test_half_round_tick(fastest, min_tick_us);
 	struct itimerval off = { { 0, 0 }, { 0, 0 } };
 	if (test_quick())
 		rounds /= 10;

@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 #include "clearpages.h"
@@ -103,6 +104,18 @@ static inline double test_now_seconds(void)
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* A one-shot timer of half a round's measured time (seconds), at least
+ * min_us: a timer test's round is then interrupted about twice, natively,
+ * under valgrind and under qemu, however fast this host runs it. */
+static inline struct itimerval test_half_round_tick(double round_seconds, uint64_t min_us)
+{
+	uint64_t half = (uint64_t)(round_seconds * 1e6 / 2) + 1;        /* us */
+	if (half < min_us)
+		half = min_us;
+	return (struct itimerval){ { 0, 0 }, { (time_t)(half / 1000000u),
+					     (suseconds_t)(half % 1000000u) } };
 }
 
 /* The median of nine timings (sorted in place). */
