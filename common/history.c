@@ -275,12 +275,12 @@ void __attribute__((noinline)) cp__clear_estimated(const struct cp__state *s, en
 {
 #ifndef CLEARPAGES_FREESTANDING
 	if (way == CP__BY_HISTORY) {
-		if (r == CP__ROUTE_COLD) {
-			clear_small(s, &cold_history, &s->policy.cold, addr, npages);
-		} else {   /* any: this range becomes the last */
+		struct small_history *h = &cold_history;
+		if (r != CP__ROUTE_COLD) {   /* any: this range becomes the last */
 			cp__any_last = (struct cp__last_range){ (uintptr_t)addr, npages };
-			clear_small(s, &any_small, &s->policy.uncached, addr, npages);
+			h = &any_small;
 		}
+		clear_small(s, h, cp__route_uncached(&s->policy, r), addr, npages);
 		return;
 	}
 #else
