@@ -160,7 +160,6 @@ static inline uint64_t cp__timed_clear(const struct cp_kernel *k, void *addr, si
 	return cp__counter_read() - t0;
 }
 
-struct cp__state;
 /* Run a plan over [addr, addr + npages) (a part of the extent it was made for:
  * route.h, cp__plan_for). 1 when every chunk it timed was cached (or it timed
  * none), else 0. */
